@@ -1,0 +1,71 @@
+/* env.c - the only place libkronblas reads environment variables, and the
+ * logger they configure. */
+#include "kb_internal.h"
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+static kb_env_t kb_env_value;
+static pthread_once_t kb_env_once = PTHREAD_ONCE_INIT;
+static FILE *kb_log_stream;
+static pthread_mutex_t kb_log_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int kb_parse_log_level(const char *s)
+{
+  if (s == NULL || *s == '\0') return KB_LOG_ERROR;
+  if (s[0] >= '0' && s[0] <= '9') {
+    int v = atoi(s);
+    return v < KB_LOG_NONE ? KB_LOG_NONE : v > KB_LOG_DEBUG ? KB_LOG_DEBUG : v;
+  }
+  if (!strcasecmp(s, "none") || !strcasecmp(s, "off")) return KB_LOG_NONE;
+  if (!strcasecmp(s, "error")) return KB_LOG_ERROR;
+  if (!strcasecmp(s, "warn") || !strcasecmp(s, "warning")) return KB_LOG_WARN;
+  if (!strcasecmp(s, "info")) return KB_LOG_INFO;
+  if (!strcasecmp(s, "debug") || !strcasecmp(s, "trace")) return KB_LOG_DEBUG;
+  return KB_LOG_ERROR;
+}
+
+static void kb_env_read(void)
+{
+  kb_env_t *e = &kb_env_value;
+  e->log_level = kb_parse_log_level(getenv("KRONBLAS_LOG_LEVEL"));
+  e->log_file = getenv("KRONBLAS_LOG_FILE");
+  e->backend = getenv("KRONBLAS_BACKEND");
+  e->cpu_isa = getenv("KRONBLAS_CPU_ISA");
+  e->tune = getenv("KRONBLAS_TUNE");
+  e->wisdom_file = getenv("KRONBLAS_WISDOM_FILE");
+  e->cache_dir = getenv("KRONBLAS_CACHE_DIR");
+  e->home = getenv("HOME");
+  e->xdg_cache_home = getenv("XDG_CACHE_HOME");
+  kb_log_stream = stderr;
+  if (e->log_file != NULL && *e->log_file != '\0') {
+    FILE *f = fopen(e->log_file, "a");
+    if (f != NULL) kb_log_stream = f;
+  }
+}
+
+const kb_env_t *kb_env(void)
+{
+  pthread_once(&kb_env_once, kb_env_read);
+  return &kb_env_value;
+}
+
+void kb_log(int level, const char *fmt, ...)
+{
+  static const char *names[] = { "", "error", "warn", "info", "debug" };
+  const kb_env_t *e = kb_env();
+  va_list ap;
+  if (level > e->log_level || level <= KB_LOG_NONE) return;
+  pthread_mutex_lock(&kb_log_lock);
+  fprintf(kb_log_stream, "kronblas %s: ", names[level > KB_LOG_DEBUG ? KB_LOG_DEBUG : level]);
+  va_start(ap, fmt);
+  vfprintf(kb_log_stream, fmt, ap);
+  va_end(ap);
+  fputc('\n', kb_log_stream);
+  fflush(kb_log_stream);
+  pthread_mutex_unlock(&kb_log_lock);
+}
