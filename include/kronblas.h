@@ -240,6 +240,38 @@ kronblasStatus_t kronblasGetWorkspaceSize(kronblasHandle_t handle, kronblasDataT
 kronblasStatus_t kronblasSetNumThreads(kronblasHandle_t handle, int nthreads);
 kronblasStatus_t kronblasGetNumThreads(kronblasHandle_t handle, int *nthreads);
 
+/* Which kernels the CUDA backend's planner may use.  ALL (the default):
+ * the precompiled fast kernels, fusing consecutive equal factors in shared
+ * memory, cuBLAS (real types, host pointer mode) where the planner expects
+ * it to be faster, and the generic kernel for everything else; NO_FUSION:
+ * fast kernels with one factor per launch, and the generic kernel; GENERIC:
+ * the generic kernel only; CUBLAS: cuBLAS wherever it can be used, the
+ * generic kernel elsewhere.  For tests and comparisons.  Accepted and ignored on the CPU backend; out of range
+ * is INVALID_VALUE. */
+typedef enum {
+  KRONBLAS_KERNELS_ALL = 0,
+  KRONBLAS_KERNELS_NO_FUSION = 1,
+  KRONBLAS_KERNELS_GENERIC = 2,
+  KRONBLAS_KERNELS_CUBLAS = 3
+} kronblasKernelPolicy_t;
+kronblasStatus_t kronblasSetKernelPolicy(kronblasHandle_t handle, kronblasKernelPolicy_t policy);
+kronblasStatus_t kronblasGetKernelPolicy(kronblasHandle_t handle, kronblasKernelPolicy_t *policy);
+
+/* How the CUDA backend plans a problem: MODEL (the default) splits the
+ * factors into launches and picks kernels from a performance model, with
+ * no extra work; MEASURE times the candidate launches on the device at the
+ * first call of each problem shape (that call synchronises) and keeps the
+ * fastest plan in the handle for later calls of the same shape.  New
+ * handles start in MEASURE when the environment variable KRONBLAS_TUNE is
+ * 1, on, yes or measure.  Accepted and ignored on the CPU backend; out of
+ * range is INVALID_VALUE. */
+typedef enum {
+  KRONBLAS_TUNING_MODEL = 0,
+  KRONBLAS_TUNING_MEASURE = 1
+} kronblasTuningMode_t;
+kronblasStatus_t kronblasSetTuningMode(kronblasHandle_t handle, kronblasTuningMode_t mode);
+kronblasStatus_t kronblasGetTuningMode(kronblasHandle_t handle, kronblasTuningMode_t *mode);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,14 +1,22 @@
-/* cpu_backend.c - the CPU backend: FastKron's sliced multiply, one factor at
- * a time (last factor first) between two ping-pong buffers in the handle's
- * workspace, each output written at its final index.
+/* cpu_backend.c - the CPU backend: FastKron's sliced multiply, each output
+ * written at its final index.
  *
- * Layout of the intermediates: row-major per vector (index fastest) when X
- * runs along K, column-major (m fastest) when X runs along m, so that the
- * kernels' inner loops stay contiguous without a transposed copy of X.
+ * Two paths.  The fast one (kernels/cpu/opt_kernels.inc, planned by
+ * lib/cpu_plan.c) fuses consecutive factors over tiles kept in cache and
+ * runs on the ISA chosen once per process.  The reference one (kernels/cpu/
+ * ref_kernels.inc) applies one factor at a time between two ping-pong
+ * buffers; it runs when KRONBLAS_CPU_ISA=ref or the planner declines (more
+ * than KB_CPU_PLAN_MAXF factors, a factor too large for any tile).
+ *
+ * Layout of the reference intermediates: row-major per vector (index
+ * fastest) when X runs along K, column-major (m fastest) when X runs along
+ * m, so that the kernels' inner loops stay contiguous without a transposed
+ * copy of X.
  *
  * Y overlapping X or a factor is allowed: it is detected from the address
  * ranges and the result is then formed in workspace and blended into Y. */
 #include "kb_internal.h"
+#include "cpu_plan.h"
 #include "../kernels/cpu/kb_cpu_kernels.h"
 
 #include <stdlib.h>
@@ -76,19 +84,6 @@ static kronblasStatus_t kb_cpu_ws_plan(const kb_problem_t *pb, kb_cpu_ws_plan_t 
   return KRONBLAS_STATUS_SUCCESS;
 }
 
-static kronblasStatus_t kb_cpu_workspace_size(struct kronblasContext *h, const kb_problem_t *pb, size_t *bytes)
-{
-  kb_cpu_ws_plan_t w;
-  (void)h;
-  if (pb->K == 0) {
-    *bytes = 0;
-    return KRONBLAS_STATUS_SUCCESS;
-  }
-  KB_CHECK(kb_cpu_ws_plan(pb, &w));
-  *bytes = w.total;
-  return KRONBLAS_STATUS_SUCCESS;
-}
-
 static int kb_ranges_overlap(const void *a, size_t an, const void *b, size_t bn)
 {
   uintptr_t a0 = (uintptr_t)a, b0 = (uintptr_t)b;
@@ -113,6 +108,59 @@ static int kb_cpu_y_overlaps(const kb_problem_t *pb, const void *X, const void *
     int64_t cols = pb->f_contig_k ? pb->q[i] : pb->p[i];
     if (kb_ranges_overlap(Y, ybytes, F[i], esz * (size_t)kb_matrix_extent(rows, cols, pb->ldf[i])))
       return 1;
+  }
+  return 0;
+}
+
+/* Bytes [lo, hi) an operand covers over all batch entries. */
+static void kb_cpu_batch_range(const void *base, size_t extent, long long stride, int64_t batch,
+                               size_t esz, uintptr_t *lo, uintptr_t *hi)
+{
+  intptr_t span = (intptr_t)(stride * (batch - 1)) * (intptr_t)esz;
+  *lo = (uintptr_t)base + (uintptr_t)(span < 0 ? span : 0);
+  *hi = (uintptr_t)base + (uintptr_t)(span > 0 ? span : 0) + extent;
+}
+
+/* Does some entry's Y share memory with another entry's X or factors?  Exact
+ * for small batches, conservative (any contact of the spans) for large. */
+static int kb_cpu_cross_overlap(const kb_problem_t *pb)
+{
+  const size_t esz = kb_type_size(pb->type);
+  size_t ybytes = esz * (size_t)kb_matrix_extent(pb->y_contig_l ? pb->L : pb->m,
+                                                 pb->y_contig_l ? pb->m : pb->L, pb->ldy);
+  size_t xbytes = esz * (size_t)kb_matrix_extent(pb->x_contig_k ? pb->K : pb->m,
+                                                 pb->x_contig_k ? pb->m : pb->K, pb->ldx);
+  uintptr_t ylo, yhi, lo, hi;
+  const void *Fb[KB_CPU_PLAN_MAXF];
+  int64_t i, b, c;
+  int touch = 0;
+
+  if (pb->batch < 2 || ybytes == 0)
+    return 0;
+  kb_cpu_batch_range(pb->Y, ybytes, pb->strideY, pb->batch, esz, &ylo, &yhi);
+  kb_cpu_batch_range(pb->X, xbytes, pb->strideX, pb->batch, esz, &lo, &hi);
+  touch = xbytes > 0 && ylo < hi && lo < yhi;
+  for (i = 0; i < pb->nfactors && !touch; i++) {
+    int64_t rows = pb->f_contig_k ? pb->p[i] : pb->q[i];
+    int64_t cols = pb->f_contig_k ? pb->q[i] : pb->p[i];
+    size_t fbytes = esz * (size_t)kb_matrix_extent(rows, cols, pb->ldf[i]);
+    kb_cpu_batch_range(pb->F[i], fbytes, pb->strideF ? pb->strideF[i] : 0, pb->batch, esz, &lo, &hi);
+    touch = fbytes > 0 && ylo < hi && lo < yhi;
+  }
+  if (!touch)
+    return 0;
+  if (pb->batch > 64 || pb->nfactors > KB_CPU_PLAN_MAXF)
+    return 1;
+  for (b = 0; b < pb->batch; b++) {
+    const char *Yb = (const char *)pb->Y + (ptrdiff_t)(b * pb->strideY) * (ptrdiff_t)esz;
+    for (c = 0; c < pb->batch; c++) {
+      if (c == b)
+        continue;
+      for (i = 0; i < pb->nfactors; i++)
+        Fb[i] = (const char *)pb->F[i] + (ptrdiff_t)(c * (pb->strideF ? pb->strideF[i] : 0)) * (ptrdiff_t)esz;
+      if (kb_cpu_y_overlaps(pb, (const char *)pb->X + (ptrdiff_t)(c * pb->strideX) * (ptrdiff_t)esz, Fb, Yb))
+        return 1;
+    }
   }
   return 0;
 }
@@ -189,7 +237,315 @@ static void kb_cpu_run_one(const kb_problem_t *pb, const kb_cpu_kernels_t *kt, i
   (void)esz;
 }
 
-static kronblasStatus_t kb_cpu_gekmm(struct kronblasContext *h, const kb_problem_t *pb)
+
+/* ----------------------------------------------------------- fast path */
+
+/* One batch entry's state, shared by the threads of the parallel region. */
+typedef struct {
+  const kb_cpu_plan_t *pl;
+  const kb_problem_t *pb;
+  char *ws;
+  kb_cpu_group_t *grp;       /* ngroups descriptors (row-independent parts) */
+  const char *X;
+  char *Y;
+  int64_t ys_m, ys_l;
+  int y_stream;
+} kb_cpu_run_t;
+
+/* Packs every factor for the kernels; conj(F) when exactly one of conjF and
+ * conjX is set, since A conj(x) = conj(conj(A) x) and the group's epilogue
+ * conjugates the final result when conjX. */
+static void kb_cpu_pack_all(const kb_cpu_plan_t *pl, const kb_problem_t *pb, const void *const *F, char *ws)
+{
+  int64_t i;
+  int k;
+  for (k = 0; k < pl->ngroups; k++)
+    for (i = pl->g[k].lo; i <= pl->g[k].hi; i++)
+      pl->kt->pack(F[i], pb->p[i], pb->q[i], pb->fs_l[i], pb->fs_k[i], pb->conjF ^ pb->conjX,
+                   pl->g[k].nb, ws + pl->off_pack[i]);
+}
+
+static void kb_cpu_groups_init(const kb_cpu_run_t *R, int beta_zero)
+{
+  const kb_cpu_plan_t *pl = R->pl;
+  const kb_problem_t *pb = R->pb;
+  int k, u;
+  for (k = 0; k < pl->ngroups; k++) {
+    const kb_cpu_gplan_t *gp = &pl->g[k];
+    kb_cpu_group_t *g = &R->grp[k];
+    memset(g, 0, sizeof *g);
+    g->nf = gp->hi - gp->lo + 1;
+    for (u = 0; u < g->nf; u++) {
+      g->p[u] = pb->p[gp->hi - u];
+      g->q[u] = pb->q[gp->hi - u];
+      g->A[u] = R->ws + pl->off_pack[gp->hi - u];
+    }
+    g->P = gp->P;
+    g->Q = gp->Q;
+    g->tile_elems = gp->tile_elems;
+    g->nb = gp->nb;
+    if (k == pl->ngroups - 1) {
+      g->final = 1;
+      g->conj = pb->conjX;
+      g->beta_zero = beta_zero;
+      g->alpha = pb->alpha;
+      g->beta = pb->beta;
+    }
+    pl->kt->prepare(g);
+  }
+}
+
+/* Runs the tiles of g on the team, dynamically in chunks: a thread slowed by
+ * anything else on its core does not hold the others at the barrier.  Every
+ * tile is computed the same way whoever takes it, so results do not depend
+ * on the schedule.  Ends with the team's barrier. */
+static void kb_cpu_team_tiles(const kb_cpu_opt_t *kt, const kb_cpu_group_t *g, int nthreads, char *area)
+{
+  const int64_t ntiles = kb_cpu_group_tiles(g);
+  int64_t chunk = ntiles / (8 * (int64_t)nthreads), c, nchunks;
+  if (chunk < 1)
+    chunk = 1;
+  nchunks = (ntiles + chunk - 1) / chunk;
+#pragma omp for schedule(dynamic, 1)
+  for (c = 0; c < nchunks; c++)
+    kt->group(g, c * chunk, (c + 1) * chunk < ntiles ? (c + 1) * chunk : ntiles, area);
+}
+
+/* The group descriptor of group k of a PER_ROW plan for row r. */
+static void kb_cpu_row_group(const kb_cpu_run_t *R, int k, int64_t r, char *const buf[2], kb_cpu_group_t *g)
+{
+  const kb_cpu_plan_t *pl = R->pl;
+  const kb_problem_t *pb = R->pb;
+  const kb_cpu_gplan_t *gp = &pl->g[k];
+  const size_t esz = pl->esz;
+  int64_t in_is, os;
+  *g = R->grp[k];
+  if (k == 0) {
+    g->in = R->X + (ptrdiff_t)(r * pb->xs_m) * (ptrdiff_t)esz;
+    in_is = pb->xs_k;
+  } else {
+    g->in = buf[(k - 1) % 2];
+    in_is = 1;
+  }
+  if (k == pl->ngroups - 1) {
+    g->out = R->Y + (ptrdiff_t)(r * R->ys_m) * (ptrdiff_t)esz;
+    os = R->ys_l;
+  } else {
+    g->out = buf[k % 2];
+    os = 1;
+  }
+  g->in_mem = k == 0;
+  g->out_stream = k == pl->ngroups - 1 && R->y_stream;
+  g->n_o = 1;
+  g->nlanes = gp->S;
+  g->in_o = 0;
+  g->in_lane = gp->P * in_is;
+  g->in_kk = in_is;
+  g->out_o = 0;
+  g->out_lane = os;
+  g->out_ll = gp->S * os;
+}
+
+/* PER_ROW: every row goes through all groups while its two row buffers stay
+ * in cache.  Threads take whole rows (dynamically) when there are enough,
+ * else share the tiles of each group of each row. */
+static void kb_cpu_run_rows(const kb_cpu_run_t *R, int tid, int nthreads)
+{
+  const kb_cpu_plan_t *pl = R->pl;
+  char *area = R->ws + pl->off_thread + (size_t)tid * pl->thread_bytes;
+  kb_cpu_group_t g;
+  char *buf[2];
+  int64_t r;
+  int k;
+
+  if (pl->split_rows) {
+    buf[0] = area + pl->thread_tile_bytes;
+    buf[1] = buf[0] + (pl->thread_bytes - pl->thread_tile_bytes) / 2;
+#pragma omp for schedule(dynamic, 1)
+    for (r = 0; r < R->pb->m; r++)
+      for (k = 0; k < pl->ngroups; k++) {
+        kb_cpu_row_group(R, k, r, buf, &g);
+        pl->kt->group(&g, 0, kb_cpu_group_tiles(&g), area);
+      }
+  } else {
+    buf[0] = R->ws + pl->off_buf[0];
+    buf[1] = R->ws + pl->off_buf[1];
+    for (r = 0; r < R->pb->m; r++)
+      for (k = 0; k < pl->ngroups; k++) {
+        kb_cpu_row_group(R, k, r, buf, &g);
+        kb_cpu_team_tiles(pl->kt, &g, nthreads, area);
+      }
+  }
+}
+
+/* PASSES: each group is one pass over all rows, lanes = rows, between full
+ * intermediates in column layout (m fastest). */
+static void kb_cpu_run_passes(const kb_cpu_run_t *R, int tid, int nthreads)
+{
+  const kb_cpu_plan_t *pl = R->pl;
+  const kb_problem_t *pb = R->pb;
+  char *area = R->ws + pl->off_thread + (size_t)tid * pl->thread_bytes;
+  const int64_t m = pb->m;
+  int k;
+
+  for (k = 0; k < pl->ngroups; k++) {
+    const kb_cpu_gplan_t *gp = &pl->g[k];
+    kb_cpu_group_t g = R->grp[k];
+    int64_t is_r, is_i, os_r, os_i;
+    if (k == 0) {
+      g.in = R->X;
+      is_r = pb->xs_m;
+      is_i = pb->xs_k;
+    } else {
+      g.in = R->ws + pl->off_buf[(k - 1) % 2];
+      is_r = 1;
+      is_i = m;
+    }
+    if (k == pl->ngroups - 1) {
+      g.out = R->Y;
+      os_r = R->ys_m;
+      os_i = R->ys_l;
+    } else {
+      g.out = R->ws + pl->off_buf[k % 2];
+      os_r = 1;
+      os_i = m;
+    }
+    g.in_mem = 1;
+    g.out_stream = k == pl->ngroups - 1 ? R->y_stream : pl->buf_stream;
+    g.n_o = gp->S;
+    g.nlanes = m;
+    g.in_o = gp->P * is_i;
+    g.in_lane = is_r;
+    g.in_kk = is_i;
+    g.out_o = os_i;
+    g.out_lane = os_r;
+    g.out_ll = gp->S * os_i;
+    kb_cpu_team_tiles(pl->kt, &g, nthreads, area);
+  }
+}
+
+static void kb_cpu_run_fast(const kb_cpu_plan_t *pl, const kb_problem_t *pb, char *ws,
+                            const void *X, void *Y, int64_t ys_m, int64_t ys_l, int beta_zero,
+                            int stream_ok)
+{
+  kb_cpu_run_t R;
+  const int nthreads = pl->nthreads;
+  R.pl = pl;
+  R.pb = pb;
+  R.ws = ws;
+  R.grp = (kb_cpu_group_t *)(ws + pl->off_groups);
+  R.X = (const char *)X;
+  R.Y = (char *)Y;
+  R.ys_m = ys_m;
+  R.ys_l = ys_l;
+  R.y_stream = pl->y_stream && beta_zero && stream_ok;
+  kb_cpu_groups_init(&R, beta_zero);
+  /* The work is handed out by (orphaned) worksharing loops, so a team
+   * smaller than asked for still covers every tile; each thread has its
+   * own area of the workspace, by thread number. */
+#pragma omp parallel num_threads(nthreads) if (nthreads > 1)
+  {
+    int tid = 0, nt = 1;
+#ifdef _OPENMP
+    tid = omp_get_thread_num();
+    nt = omp_get_num_threads();
+#endif
+    if (pl->strategy == KB_CPU_PER_ROW)
+      kb_cpu_run_rows(&R, tid, nt);
+    else
+      kb_cpu_run_passes(&R, tid, nt);
+  }
+}
+
+/* Plans pb for the fast path with the threads this handle runs. */
+static kronblasStatus_t kb_cpu_fast_plan(const kb_problem_t *pb, int nthreads, kb_cpu_plan_t *pl)
+{
+  const kb_cpu_opt_t *kt = kb_cpu_kernels_for(pb->type);
+  if (kt == NULL)
+    return KRONBLAS_STATUS_NOT_SUPPORTED;
+  return kb_cpu_plan(pb, kt, nthreads, pl);
+}
+
+/* What the fast path asks of a user workspace: everything it might use,
+ * staging included, and 64 bytes to align an arbitrary pointer. */
+static size_t kb_cpu_fast_bytes(const kb_cpu_plan_t *pl)
+{
+  return pl->total + pl->ovl_bytes + 64;
+}
+
+static kronblasStatus_t kb_cpu_workspace_size(struct kronblasContext *h, const kb_problem_t *pb, size_t *bytes)
+{
+  kb_cpu_ws_plan_t w;
+  kb_cpu_plan_t pl;
+  if (pb->K == 0) {
+    *bytes = 0;
+    return KRONBLAS_STATUS_SUCCESS;
+  }
+  if (kb_cpu_fast_plan(pb, kb_cpu_threads(h), &pl) == KRONBLAS_STATUS_SUCCESS) {
+    *bytes = kb_cpu_fast_bytes(&pl);
+    return KRONBLAS_STATUS_SUCCESS;
+  }
+  KB_CHECK(kb_cpu_ws_plan(pb, &w));
+  *bytes = w.total;
+  return KRONBLAS_STATUS_SUCCESS;
+}
+
+/* The fast path for all batch entries; NOT_SUPPORTED (nothing written) when
+ * it does not take the problem. */
+static kronblasStatus_t kb_cpu_gekmm_fast(struct kronblasContext *h, const kb_problem_t *pb, int nthreads)
+{
+  const kb_cpu_kernels_t *ref = kb_cpu_ref_kernels[pb->type];
+  const size_t esz = kb_type_size(pb->type);
+  kb_cpu_plan_t pl;
+  const void *fstack[KB_CPU_PLAN_MAXF];
+  int any_overlap = 0, packed = 0, fixed_f = 1;
+  void *ws;
+  char *cws;
+  int64_t b, i;
+
+  KB_CHECK(kb_cpu_fast_plan(pb, nthreads, &pl));
+  for (i = 0; i < pb->nfactors; i++)
+    if (pb->strideF != NULL && pb->strideF[i] != 0)
+      fixed_f = 0;
+  for (b = 0; b < pb->batch && !any_overlap; b++) {
+    for (i = 0; i < pb->nfactors; i++) {
+      long long sf = pb->strideF ? pb->strideF[i] : 0;
+      fstack[i] = (const char *)pb->F[i] + (ptrdiff_t)(b * sf) * (ptrdiff_t)esz;
+    }
+    any_overlap = kb_cpu_y_overlaps(pb, (const char *)pb->X + (ptrdiff_t)(b * pb->strideX) * (ptrdiff_t)esz,
+                                    fstack, (char *)pb->Y + (ptrdiff_t)(b * pb->strideY) * (ptrdiff_t)esz);
+  }
+  /* A user workspace must hold what kronblasGetWorkspaceSize reported; the
+   * handle's own grows only as far as this call needs. */
+  KB_CHECK(kb_host_workspace(h, h->user_ws != NULL ? kb_cpu_fast_bytes(&pl)
+                                                   : pl.total + (any_overlap ? pl.ovl_bytes : 0) + 64, &ws));
+  cws = (char *)(((uintptr_t)ws + 63) & ~(uintptr_t)63);
+  for (b = 0; b < pb->batch; b++) {
+    const char *Xb = (const char *)pb->X + (ptrdiff_t)(b * pb->strideX) * (ptrdiff_t)esz;
+    char *Yb = (char *)pb->Y + (ptrdiff_t)(b * pb->strideY) * (ptrdiff_t)esz;
+    for (i = 0; i < pb->nfactors; i++) {
+      long long sf = pb->strideF ? pb->strideF[i] : 0;
+      fstack[i] = (const char *)pb->F[i] + (ptrdiff_t)(b * sf) * (ptrdiff_t)esz;
+    }
+    if (!packed || !fixed_f) {
+      kb_cpu_pack_all(&pl, pb, fstack, cws);
+      packed = 1;
+    }
+    if (any_overlap && kb_cpu_y_overlaps(pb, Xb, fstack, Yb)) {
+      /* alpha*result into staging laid out like a packed Y, then blend */
+      char *T = cws + pl.off_ovl;
+      int64_t ts_m = pb->y_contig_l ? pb->L : 1, ts_l = pb->y_contig_l ? 1 : pb->m;
+      kb_cpu_run_fast(&pl, pb, cws, Xb, T, ts_m, ts_l, 1, 0);
+      ref->xpby(pb->m, pb->L, T, ts_m, ts_l, Yb, pb->ys_m, pb->ys_l, pb->beta, pb->beta_is_zero,
+                pl.nthreads);
+    } else {
+      kb_cpu_run_fast(&pl, pb, cws, Xb, Yb, pb->ys_m, pb->ys_l, pb->beta_is_zero, 1);
+    }
+  }
+  return KRONBLAS_STATUS_SUCCESS;
+}
+
+static kronblasStatus_t kb_cpu_gekmm_direct(struct kronblasContext *h, const kb_problem_t *pb)
 {
   kronblasStatus_t st = KRONBLAS_STATUS_SUCCESS;
   const kb_cpu_kernels_t *kt = kb_cpu_ref_kernels[pb->type];
@@ -203,6 +559,10 @@ static kronblasStatus_t kb_cpu_gekmm(struct kronblasContext *h, const kb_problem
   const int scale_only = pb->alpha_is_zero || pb->K == 0;
 
   if (!scale_only) {
+    st = kb_cpu_gekmm_fast(h, pb, nthreads);
+    if (st != KRONBLAS_STATUS_NOT_SUPPORTED)
+      return st;
+    st = KRONBLAS_STATUS_SUCCESS;
     KB_CHECK(kb_cpu_ws_plan(pb, &w));
     KB_CHECK(kb_host_workspace(h, w.total, &ws));
     if (pb->nfactors > 64) {
@@ -228,6 +588,48 @@ static kronblasStatus_t kb_cpu_gekmm(struct kronblasContext *h, const kb_problem
     free(Fb);
   return st;
 }
+
+/* Entries whose Y overlaps other entries' inputs: every result is formed
+ * (times alpha) in a separate buffer before any Y is written, then blended
+ * in batch order, which is what non-overlapping operands would give. */
+static kronblasStatus_t kb_cpu_gekmm_staged(struct kronblasContext *h, const kb_problem_t *pb)
+{
+  const kb_cpu_kernels_t *ref = kb_cpu_ref_kernels[pb->type];
+  const size_t esz = kb_type_size(pb->type);
+  const int64_t ml = pb->m * pb->L;
+  kronblasStatus_t st;
+  kb_problem_t s = *pb;
+  char *T;
+  int64_t b, e;
+
+  if (__builtin_mul_overflow(ml, pb->batch, &e) || (uint64_t)e > SIZE_MAX / 2 / esz)
+    return KRONBLAS_STATUS_ALLOC_FAILED;
+  T = malloc((size_t)e * esz);
+  if (T == NULL)
+    return KRONBLAS_STATUS_ALLOC_FAILED;
+  s.Y = T;
+  s.ldy = pb->y_contig_l ? pb->L : pb->m;
+  s.ys_m = pb->y_contig_l ? pb->L : 1;
+  s.ys_l = pb->y_contig_l ? 1 : pb->m;
+  s.strideY = ml;
+  s.beta_is_zero = 1;
+  st = kb_cpu_gekmm_direct(h, &s);
+  if (st == KRONBLAS_STATUS_SUCCESS)
+    for (b = 0; b < pb->batch; b++)
+      ref->xpby(pb->m, pb->L, T + (size_t)(b * ml) * esz, s.ys_m, s.ys_l,
+                (char *)pb->Y + (ptrdiff_t)(b * pb->strideY) * (ptrdiff_t)esz, pb->ys_m, pb->ys_l,
+                pb->beta, pb->beta_is_zero, kb_cpu_threads(h));
+  free(T);
+  return st;
+}
+
+static kronblasStatus_t kb_cpu_gekmm(struct kronblasContext *h, const kb_problem_t *pb)
+{
+  if (!pb->alpha_is_zero && pb->K > 0 && kb_cpu_cross_overlap(pb))
+    return kb_cpu_gekmm_staged(h, pb);
+  return kb_cpu_gekmm_direct(h, pb);
+}
+
 
 const kb_backend_t kb_cpu_backend = {
   "cpu",

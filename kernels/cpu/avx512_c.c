@@ -1,0 +1,13 @@
+/* avx512_c.c - optimised CPU kernels, avx512, float complex (template: opt_kernels.inc). */
+#if defined(__x86_64__) && defined(__GNUC__)
+#define KB_ISA_AVX512 1
+#define KB_RDOUBLE 0
+#define KB_CPLX 1
+#define KB_FN(name) kb_cpu_avx512_##name##_c
+#include "opt_kernels.inc"
+
+const kb_cpu_opt_t kb_cpu_avx512_kernels_c = {
+  KB_ISA_NAME, KB_CL, KB_NACC, kb_cpu_avx512_group_c, kb_cpu_avx512_prepare_c, kb_cpu_avx512_pack_c
+};
+#endif
+

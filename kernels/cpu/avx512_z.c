@@ -1,0 +1,13 @@
+/* avx512_z.c - optimised CPU kernels, avx512, double complex (template: opt_kernels.inc). */
+#if defined(__x86_64__) && defined(__GNUC__)
+#define KB_ISA_AVX512 1
+#define KB_RDOUBLE 1
+#define KB_CPLX 1
+#define KB_FN(name) kb_cpu_avx512_##name##_z
+#include "opt_kernels.inc"
+
+const kb_cpu_opt_t kb_cpu_avx512_kernels_z = {
+  KB_ISA_NAME, KB_CL, KB_NACC, kb_cpu_avx512_group_z, kb_cpu_avx512_prepare_z, kb_cpu_avx512_pack_z
+};
+#endif
+

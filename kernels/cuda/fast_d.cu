@@ -1,0 +1,22 @@
+// fast_d.cu - the precompiled double configurations of the fast kernel
+// (kb_fast.cuh); see fast_s.cu.  Slabs hold half as many elements as for
+// float (a 32-byte sector is 4 doubles, so RL >= 4 suffices) and the
+// register tile is halved for P >= 64 so that the accumulators stay in
+// registers.
+#include "kb_fast.cuh"
+
+//                    T       type P    Q    F  TP   NS    TM RM RK RQ ST XU
+const kb_fast_entry kb_fast_table_d[] = {
+  KB_FAST_ENTRY(double, 1,   8,   8,   1,  8,  512,  1, 1, 4, 8, 2, 1),
+  KB_FAST_ENTRY(double, 1,   8,   8,   2,  8,  512,  1, 1, 4, 8, 2, 1),
+  KB_FAST_ENTRY(double, 1,   8,   8,   3,  8,  512,  1, 1, 4, 8, 2, 1),
+  KB_FAST_ENTRY(double, 1,  16,  16,   1, 16,  256,  1, 1, 4, 8, 2, 1),
+  KB_FAST_ENTRY(double, 1,  16,  16,   2, 16,  256,  1, 1, 4, 8, 2, 1),
+  KB_FAST_ENTRY(double, 1,  32,  32,   1, 32,  128,  1, 1, 4, 8, 2, 1),
+  KB_FAST_ENTRY(double, 1,  32,  32,   2, 32,  256,  1, 1, 4, 8, 2, 1),
+  KB_FAST_ENTRY(double, 1,  64,  64,   1, 32,   64,  2, 1, 4, 8, 2, 1),
+  KB_FAST_ENTRY(double, 1, 128, 128,   1, 32,   64,  1, 1, 4, 8, 2, 1),
+  KB_FAST_ENTRY(double, 1,  64,  64,   1, 32,   64,  2, 1, 4, 8, 2, 16),
+  KB_FAST_ENTRY(double, 1, 128, 128,   1, 32,   64,  1, 1, 4, 8, 2, 16),
+};
+const int kb_fast_table_d_n = sizeof kb_fast_table_d / sizeof kb_fast_table_d[0];

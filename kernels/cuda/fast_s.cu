@@ -1,0 +1,33 @@
+// fast_s.cu - the precompiled float configurations of the fast kernel
+// (kb_fast.cuh).  One line per instantiation; the CUDA build time grows
+// with this list, so it holds what square factors of 8 to 128 need:
+//  - two-stage configurations (the next tile loads while this one
+//    multiplies) with 16-32 KB slabs, fusing as many factors as keep the
+//    output runs a full 32-byte sector (RL >= 8);
+//  - one-stage 128 KB slabs (32768 elements) that fuse a whole vector
+//    (8^5, 32^3); their RL < 8 is fine only there, where the output is
+//    contiguous anyway, and the planner uses them only there.  (Fusing one
+//    more factor of a longer vector this way, 8x8^4 or 16x16^3 in 32768
+//    elements, needs 512 threads x 64 accumulators: ptxas spills 500+
+//    bytes a thread, so they are not built.)
+//  - for P >= 64 a GEMM-like 32-wide k-tile with an 8x8 register tile, in
+//    two variants (multiply loop rolled or fully unrolled) for the tuner.
+#include "kb_fast.cuh"
+
+//                    T      type P    Q    F  TP   NS    TM RM RK RQ ST XU
+const kb_fast_entry kb_fast_table_s[] = {
+  KB_FAST_ENTRY(float, 0,   8,   8,   1,  8,  512,  1, 1, 4, 8, 2, 1),
+  KB_FAST_ENTRY(float, 0,   8,   8,   2,  8,  512,  1, 1, 4, 8, 2, 1),
+  KB_FAST_ENTRY(float, 0,   8,   8,   3,  8,  512,  1, 1, 4, 8, 2, 1),
+  KB_FAST_ENTRY(float, 0,   8,   8,   5,  8, 4096,  1, 1, 16, 8, 1, 1),
+  KB_FAST_ENTRY(float, 0,  16,  16,   1, 16,  256,  1, 1, 4, 8, 2, 1),
+  KB_FAST_ENTRY(float, 0,  16,  16,   2, 16,  256,  1, 1, 4, 8, 2, 1),
+  KB_FAST_ENTRY(float, 0,  32,  32,   1, 32,  128,  1, 1, 4, 8, 2, 1),
+  KB_FAST_ENTRY(float, 0,  32,  32,   2, 32,  256,  1, 1, 4, 8, 2, 1),
+  KB_FAST_ENTRY(float, 0,  32,  32,   3, 32, 1024,  1, 1, 16, 8, 1, 1),
+  KB_FAST_ENTRY(float, 0,  64,  64,   1, 32,   64,  2, 1, 8, 8, 2, 1),
+  KB_FAST_ENTRY(float, 0, 128, 128,   1, 32,  128,  1, 1, 8, 8, 2, 1),
+  KB_FAST_ENTRY(float, 0,  64,  64,   1, 32,   64,  2, 1, 8, 8, 2, 8),
+  KB_FAST_ENTRY(float, 0, 128, 128,   1, 32,  128,  1, 1, 8, 8, 2, 8),
+};
+const int kb_fast_table_s_n = sizeof kb_fast_table_s / sizeof kb_fast_table_s[0];

@@ -1,0 +1,109 @@
+/* kb_cuda_kernels.h - the interface between the CUDA backend's host code
+ * (lib/cuda_ files, plain C) and its device code (the .cu files here).
+ *
+ * The host side plans a problem as a list of steps; each step is one kernel
+ * launch that applies one factor, or several consecutive factors fused in
+ * shared memory, to every vector of a batch chunk.  A step reads its input
+ * vectors and writes its output vectors through explicit strides, so the
+ * same kernels serve X, the workspace intermediates and Y.
+ *
+ * For vector r of batch entry b, the step computes (factors applied in
+ * order f = 0 .. nf-1, f = 0 being the rightmost factor of the group):
+ *     v_0 = in[b*in_bs + r*in_rs + k*in_is]               k < K
+ *     v_{f+1}[l*S_f + s] = sum_{k<p_f} A_f[l,k] * v_f[s*p_f + k],  S_f = len(v_f)/p_f
+ *     A_f[l,k] = F_f[b*f_bs_f + l*fs_l_f + k*fs_k_f]      (conjugated if conjF)
+ * and stores v_nf into out (epilogue below).  in is conjugated if conj_in. */
+#ifndef KB_CUDA_KERNELS_H
+#define KB_CUDA_KERNELS_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Factors one fused step may carry. */
+#define KB_CUDA_MAXF 8
+
+enum {
+  KB_EPI_NONE = 0,    /* out = v (an intermediate) */
+  KB_EPI_AXPBY = 1,   /* out = alpha*v + beta*out; out not read when beta is 0 */
+  KB_EPI_ALPHA = 2    /* out = alpha*v (Y overlaps an input: blended later) */
+};
+
+enum { KB_KERNEL_GENERIC = -1, KB_KERNEL_CUBLAS = -2 };
+
+typedef struct {
+  int type;                          /* kronblasDataType_t */
+  int64_t m, batch;                  /* vectors per entry, entries in this launch */
+  int64_t K;                         /* input vector length */
+  int nf;                            /* factors in this step, 1..KB_CUDA_MAXF */
+  int64_t p[KB_CUDA_MAXF], q[KB_CUDA_MAXF];
+  const void *F[KB_CUDA_MAXF];
+  int64_t fs_l[KB_CUDA_MAXF], fs_k[KB_CUDA_MAXF], f_bs[KB_CUDA_MAXF];
+  int conjF;
+  const void *in;
+  int64_t in_rs, in_is, in_bs;
+  int conj_in;
+  void *out;
+  int64_t out_rs, out_is, out_bs;
+  int epilogue;                      /* KB_EPI_* */
+  /* Scalars: in host pointer mode alpha/beta point to host values that are
+   * copied into the launch; in device pointer mode they are device pointers
+   * read by the kernel, which also decides alpha == 0 / beta == 0 itself. */
+  const void *alpha, *beta;
+  int dev_scalars;
+  int beta_zero;                     /* host mode: beta == 0 */
+  int kernel;                        /* KB_KERNEL_GENERIC, KB_KERNEL_CUBLAS (host
+                                        code, lib/cuda_cublas.c) or a fast
+                                        configuration's index */
+} kb_cuda_step_t;
+
+/* A precompiled fast configuration (FastKron's sliced multiply with
+ * thread-block and register tiles and shift caching).  Constraints of use:
+ * real type, input contiguous along k (in_is == 1), every factor of the step
+ * p x q with p == P and q == Q, nf == F, K a multiple of TK. */
+typedef struct {
+  int type;
+  int P, Q, F;
+  int TK;            /* input elements of one vector per thread block (NS*P) */
+  int TM;            /* vectors per thread block */
+  int TP;            /* k-tile of the factor (== P when F > 1) */
+  int RK, RQ, RM;    /* register tile: slices, factor columns, vectors */
+  int threads;
+  int smem;          /* dynamic shared memory bytes */
+  int stages;        /* 2: the next tile's loads overlap this tile's multiply */
+  int run;           /* consecutive outputs one slab writes: TK / P^F */
+  int occupancy;     /* blocks per SM on this device (after kb_cuda_kernels_init) */
+  int unroll;        /* k-steps unrolled in the multiply loop (variants of one shape) */
+} kb_cuda_fast_cfg_t;
+
+/* The table of precompiled configurations; kb_cuda_kernels_init fills in
+ * their occupancy. */
+const kb_cuda_fast_cfg_t *kb_cuda_fast_cfgs(int *count);
+
+/* Launch one step on a stream (cudaStream_t).  Returns a cudaError_t. */
+int kb_cuda_launch_step(const kb_cuda_step_t *st, void *stream);
+
+/* Y[r,l] = beta*Y[r,l] (0 without reading Y when beta is 0), for r < m,
+ * l < L, b < batch, Y at b*y_bs + r*ys_m + l*ys_l.  Scalars as in a step
+ * (only beta used); in device mode reads *beta on the device.  */
+int kb_cuda_launch_scale(int type, int64_t m, int64_t L, int64_t batch,
+                         void *Y, int64_t ys_m, int64_t ys_l, int64_t y_bs,
+                         const void *beta, int dev_scalars, int beta_zero, void *stream);
+
+/* Y[r,l] = T[r,l] + beta*Y[r,l] (Y not read when beta is 0), one entry. */
+int kb_cuda_launch_xpby(int type, int64_t m, int64_t L,
+                        const void *T, int64_t ts_m, int64_t ts_l,
+                        void *Y, int64_t ys_m, int64_t ys_l,
+                        const void *beta, int dev_scalars, int beta_zero, void *stream);
+
+/* Makes every fast kernel that needs more than 48 KB of shared memory able
+ * to get it on the current device.  Returns a cudaError_t. */
+int kb_cuda_kernels_init(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* KB_CUDA_KERNELS_H */

@@ -1,0 +1,73 @@
+// kb_cuda_ops.cuh - arithmetic on the four element types, so that every
+// kernel is written once.  Complex values are float2/double2 (the layout of
+// kronblasComplex/kronblasDoubleComplex and cuComplex).
+#ifndef KB_CUDA_OPS_CUH
+#define KB_CUDA_OPS_CUH
+
+#include <cuda_runtime.h>
+#include <stdint.h>
+
+__device__ __forceinline__ float kb_zero(float) { return 0.0f; }
+__device__ __forceinline__ double kb_zero(double) { return 0.0; }
+__device__ __forceinline__ float2 kb_zero(float2) { return make_float2(0.0f, 0.0f); }
+__device__ __forceinline__ double2 kb_zero(double2) { return make_double2(0.0, 0.0); }
+
+__device__ __forceinline__ bool kb_is_zero(float v) { return v == 0.0f; }
+__device__ __forceinline__ bool kb_is_zero(double v) { return v == 0.0; }
+__device__ __forceinline__ bool kb_is_zero(float2 v) { return v.x == 0.0f && v.y == 0.0f; }
+__device__ __forceinline__ bool kb_is_zero(double2 v) { return v.x == 0.0 && v.y == 0.0; }
+
+__device__ __forceinline__ float kb_conj(float v) { return v; }
+__device__ __forceinline__ double kb_conj(double v) { return v; }
+__device__ __forceinline__ float2 kb_conj(float2 v) { return make_float2(v.x, -v.y); }
+__device__ __forceinline__ double2 kb_conj(double2 v) { return make_double2(v.x, -v.y); }
+
+__device__ __forceinline__ float kb_mul(float a, float b) { return a * b; }
+__device__ __forceinline__ double kb_mul(double a, double b) { return a * b; }
+__device__ __forceinline__ float2 kb_mul(float2 a, float2 b)
+{
+  return make_float2(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);
+}
+__device__ __forceinline__ double2 kb_mul(double2 a, double2 b)
+{
+  return make_double2(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);
+}
+
+// acc + a*b
+__device__ __forceinline__ float kb_fma(float a, float b, float acc) { return fmaf(a, b, acc); }
+__device__ __forceinline__ double kb_fma(double a, double b, double acc) { return fma(a, b, acc); }
+__device__ __forceinline__ float2 kb_fma(float2 a, float2 b, float2 acc)
+{
+  return make_float2(fmaf(-a.y, b.y, fmaf(a.x, b.x, acc.x)), fmaf(a.y, b.x, fmaf(a.x, b.y, acc.y)));
+}
+__device__ __forceinline__ double2 kb_fma(double2 a, double2 b, double2 acc)
+{
+  return make_double2(fma(-a.y, b.y, fma(a.x, b.x, acc.x)), fma(a.y, b.x, fma(a.x, b.y, acc.y)));
+}
+
+// The scalars of an epilogue: by value in host pointer mode, read on the
+// device in device pointer mode (so that a call stays asynchronous and
+// alpha == 0 / beta == 0 are still honoured).
+template <typename T>
+struct kb_scalars {
+  T alpha, beta;
+  const T *alpha_p, *beta_p;   // device pointer mode; else NULL
+  int beta_zero;               // host mode
+};
+
+template <typename T>
+__device__ __forceinline__ T kb_load_alpha(const kb_scalars<T> &s)
+{
+  return s.alpha_p != nullptr ? *s.alpha_p : s.alpha;
+}
+
+// beta, and whether it is zero (in which case Y must not be read).
+template <typename T>
+__device__ __forceinline__ T kb_load_beta(const kb_scalars<T> &s, bool *zero)
+{
+  T b = s.beta_p != nullptr ? *s.beta_p : s.beta;
+  *zero = s.beta_p != nullptr ? kb_is_zero(b) : (s.beta_zero != 0);
+  return b;
+}
+
+#endif // KB_CUDA_OPS_CUH

@@ -1,0 +1,432 @@
+// kb_fast.cuh - FastKron's sliced-multiply kernel (seed paper, Figure 4)
+// for real types and input vectors contiguous along k, with fusion of
+// consecutive square factors in shared memory (Section 4.2) and shift
+// caching (Figure 5).  Instantiated for a small set of configurations in
+// fast_s.cu and fast_d.cu; kb_cuda_kernels.h says what a step computes.
+//
+// One thread block takes TM vectors and a slab of TK = NS*P consecutive
+// input elements of each (NS slices of P), loads TP elements of every slice
+// into shared memory at a time, and produces all Q columns for those NS
+// slices.  A thread owns RM vectors x RK consecutive slices x RQ factor
+// columns in registers.  With F > 1 the result stays in shared memory and
+// the next factor is applied to it; the outputs of the last factor go from
+// registers straight to their final index in global memory.
+#ifndef KB_FAST_CUH
+#define KB_FAST_CUH
+
+#include "kb_cuda_kernels.h"
+#include "kb_cuda_ops.cuh"
+
+#include <climits>
+
+template <typename T> struct kb_vec;
+template <> struct kb_vec<float> { typedef float4 type; static constexpr int n = 4; };
+template <> struct kb_vec<double> { typedef double2 type; static constexpr int n = 2; };
+
+template <typename T>
+struct kb_fast_args {
+  int64_t m, batch, K;
+  const T *F[KB_CUDA_MAXF];
+  int64_t fs_l[KB_CUDA_MAXF], fs_k[KB_CUDA_MAXF], f_bs[KB_CUDA_MAXF];
+  const T *in;
+  int64_t in_rs, in_bs;
+  T *out;
+  int64_t out_rs, out_is, out_bs;
+  int epilogue;
+  kb_scalars<T> sc;
+  int vec_in;    // in, in_rs and in_bs allow 16-byte loads
+  int vec_f;     // every factor runs along l with 16-byte aligned columns
+  int vec_out;   // out_is == 1 and out, out_rs, out_bs allow 16-byte stores
+};
+
+template <int N>
+struct kb_ipow { template <int B> static constexpr int of() { return B * kb_ipow<N - 1>::template of<B>(); } };
+template <>
+struct kb_ipow<0> { template <int B> static constexpr int of() { return 1; } };
+
+// Shift caching: the RK slices a thread reads form a group of R = RK*TP
+// elements; group g is stored rotated by V*g elements, so that the 16-byte
+// reads of neighbouring threads (same offset in consecutive groups) fall in
+// different banks.  Keeps V-aligned runs contiguous.
+template <int R, int V>
+__device__ __forceinline__ int kb_shift(int c)
+{
+  const int g = c / R;
+  return g * R + ((c % R) + V * g) % R;
+}
+
+template <typename VT, typename T>
+__device__ __forceinline__ T kb_vget(const VT &v, int i)
+{
+  return reinterpret_cast<const T *>(&v)[i];
+}
+
+// acc[RM][RK][RQ] += X slices (shared, shifted) x factor tile Fs[k][Q].
+template <typename T, int Q, int TP, int NS, int RM, int RK, int RQ, int XU>
+__device__ __forceinline__ void kb_fast_mac(const T *__restrict__ Xs, const T *__restrict__ Fs,
+                                            T (&acc)[RM][RK][RQ], int sg, int qg, int mg)
+{
+  typedef typename kb_vec<T>::type VT;
+  constexpr int V = kb_vec<T>::n;
+  constexpr int R = RK * TP;
+  constexpr int SLAB = NS * TP;
+  const T *xb = Xs + mg * RM * SLAB + sg * R;
+  const int rot = V * sg;
+  // XU: how many k-steps of V are unrolled.  Fully unrolled, ptxas hoists
+  // the next step's shared loads over this step's FMAs (latency hidden, more
+  // registers); 1 keeps registers for occupancy.
+#pragma unroll XU
+  for (int e0 = 0; e0 < TP; e0 += V) {
+    VT xv[RM][RK];
+#pragma unroll
+    for (int im = 0; im < RM; im++)
+#pragma unroll
+      for (int i = 0; i < RK; i++)
+        xv[im][i] = *reinterpret_cast<const VT *>(xb + im * SLAB + ((i * TP + e0 + rot) % R));
+#pragma unroll
+    for (int ev = 0; ev < V; ev++) {
+      T fr[RQ];
+#pragma unroll
+      for (int j = 0; j < RQ; j += V)
+        *reinterpret_cast<VT *>(&fr[j]) =
+            *reinterpret_cast<const VT *>(Fs + (e0 + ev) * Q + qg * RQ + j);
+#pragma unroll
+      for (int im = 0; im < RM; im++)
+#pragma unroll
+        for (int i = 0; i < RK; i++) {
+          const T x = kb_vget<VT, T>(xv[im][i], ev);
+#pragma unroll
+          for (int j = 0; j < RQ; j++)
+            acc[im][i][j] = kb_fma(x, fr[j], acc[im][i][j]);
+        }
+    }
+  }
+}
+
+// cp.async (sm_80+): global to shared without registers, so that a
+// block's next tile is in flight while it multiplies the current one.  A
+// source size of 0 fills zeros (vectors past m).
+__device__ __forceinline__ void kb_cp16(void *dst, const void *src, bool valid)
+{
+  const unsigned s = (unsigned)__cvta_generic_to_shared(dst);
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(s), "l"(src), "r"(valid ? 16 : 0));
+}
+
+template <int N>
+__device__ __forceinline__ void kb_cp(void *dst, const void *src, bool valid)
+{
+  const unsigned s = (unsigned)__cvta_generic_to_shared(dst);
+  asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(s), "l"(src), "n"(N),
+               "r"(valid ? N : 0));
+}
+
+__device__ __forceinline__ void kb_cp_commit(void) { asm volatile("cp.async.commit_group;\n" ::); }
+
+template <int N>
+__device__ __forceinline__ void kb_cp_wait(void) { asm volatile("cp.async.wait_group %0;\n" ::"n"(N)); }
+
+template <typename T, int P, int Q, int F, int TP, int NS, int TM, int RM, int RK, int RQ, int ST, int XU>
+struct kb_fast_shape {
+  static constexpr int V = kb_vec<T>::n;
+  static constexpr int NSG = NS / RK;
+  static constexpr int NQG = Q / RQ;
+  static constexpr int NT = (TM / RM) * NSG * NQG;
+  static constexpr int TK = NS * P;
+  static constexpr int SLAB = NS * TP;
+  static constexpr int NTP = P / TP;                        // k-tiles per slab
+  static constexpr int PF = kb_ipow<F>::template of<P>();   // P^F
+  static constexpr int RL = TK / PF;                        // run of consecutive outputs
+  static constexpr int FS = F > 1 ? F * P * Q : TP * Q;     // factor tile elements
+  static constexpr int STAGE = TM * SLAB + FS;              // elements of one stage
+  static constexpr int SMEM = ST * STAGE * (int)sizeof(T);
+  static_assert(F == 1 || (TP == P && P == Q), "fusion needs whole slices of square factors");
+  static_assert(P % TP == 0 && TP % V == 0 && RK % V == 0 && RQ % V == 0, "tile sizes");
+  static_assert(NS % RK == 0 && Q % RQ == 0 && TM % RM == 0, "tile sizes");
+  static_assert(RL >= 1 && RL * PF == TK, "a slab holds whole fused slices");
+  static_assert(ST == 1 || ST == 2, "one or two stages");
+};
+
+template <typename T>
+__device__ __forceinline__ void kb_fast_cp_elems(T *dst, const T *src, bool vec, bool valid, const T *dummy)
+{
+  typedef typename kb_vec<T>::type VT;
+  constexpr int V = kb_vec<T>::n;
+  (void)sizeof(VT);
+  if (vec) {
+    kb_cp16(dst, valid ? (const void *)src : (const void *)dummy, valid);
+  } else {
+#pragma unroll
+    for (int e = 0; e < V; e++)
+      kb_cp<(int)sizeof(T)>(dst + e, valid ? (const void *)(src + e) : (const void *)dummy, valid);
+  }
+}
+
+template <typename T, int P, int Q, int F, int TP, int NS, int TM, int RM, int RK, int RQ, int ST, int XU>
+__global__ void __launch_bounds__(kb_fast_shape<T, P, Q, F, TP, NS, TM, RM, RK, RQ, ST, XU>::NT)
+kb_fast_kernel(const kb_fast_args<T> a)
+{
+  typedef kb_fast_shape<T, P, Q, F, TP, NS, TM, RM, RK, RQ, ST, XU> S;
+  typedef typename kb_vec<T>::type VT;
+  constexpr int V = S::V, NT = S::NT, TK = S::TK, SLAB = S::SLAB, RL = S::RL, NTP = S::NTP;
+  constexpr int R = RK * TP;
+  extern __shared__ __align__(16) unsigned char kb_fast_smem[];
+  T *const smem = reinterpret_cast<T *>(kb_fast_smem);
+
+  const int tid = threadIdx.x;
+  const int sg = tid % S::NSG;
+  const int qg = (tid / S::NSG) % S::NQG;
+  const int mg = tid / (S::NSG * S::NQG);
+
+  // Device pointer mode: alpha == 0 reads neither the input nor the factors.
+  const bool azero = a.sc.alpha_p != nullptr && kb_is_zero(*a.sc.alpha_p);
+  if (azero && a.epilogue == KB_EPI_NONE)
+    return;
+  const T alpha = kb_load_alpha(a.sc);
+  bool bzero;
+  const T beta = kb_load_beta(a.sc, &bzero);
+
+  const int64_t nslab = a.K / TK;
+  const int64_t nrb = (a.m + TM - 1) / TM;
+  const int64_t ntiles = nslab * nrb * a.batch;
+  const int64_t kdiv = a.K / S::PF;   // stride between runs of the output
+  const int64_t my_tiles = ntiles > (int64_t)blockIdx.x ? (ntiles - 1 - blockIdx.x) / gridDim.x + 1 : 0;
+  const int64_t nu = azero ? 0 : my_tiles * NTP;   // stages: (tile, k-tile) pairs
+
+  // Starts the loads of stage u (tile u / NTP, k-tile u % NTP) into its buffer.
+  auto issue = [&](int64_t u) {
+    const int64_t tile = blockIdx.x + (u / NTP) * gridDim.x;
+    const int tp = (int)(u % NTP) * TP;
+    const int64_t slab = tile % nslab, rb = (tile / nslab) % nrb, b = tile / (nslab * nrb);
+    T *Xs = smem + (ST == 2 ? (int)(u & 1) : 0) * S::STAGE;
+    T *Fs = Xs + TM * SLAB;
+    const T *in = a.in + b * a.in_bs + slab * TK + tp;
+#pragma unroll 4
+    for (int i = tid; i < TM * SLAB / V; i += NT) {
+      const int rr = i / (SLAB / V);
+      const int c = (i % (SLAB / V)) * V;     // s*TP + e
+      const int64_t r = rb * TM + rr;
+      kb_fast_cp_elems<T>(Xs + rr * SLAB + kb_shift<R, V>(c), in + r * a.in_rs + (c / TP) * P + (c % TP),
+                          a.vec_in != 0, r < a.m, a.in);
+    }
+    // Factor tiles Fs[k][l] = A(l, tp + k): one k-tile (F == 1) or all
+    // fused factors (F > 1, tp == 0).
+#pragma unroll
+    for (int f = 0; f < F; f++) {
+      const T *Fg = a.F[f] + b * a.f_bs[f] + tp * a.fs_k[f];
+      T *Fd = Fs + f * TP * Q;
+#pragma unroll 1
+      for (int i = tid; i < TP * Q / V; i += NT) {
+        const int k = (i * V) / Q, l = (i * V) % Q;
+        if (a.vec_f) {
+          kb_cp16(Fd + k * Q + l, Fg + l + k * a.fs_k[f], true);
+        } else {
+#pragma unroll
+          for (int e = 0; e < V; e++)
+            kb_cp<(int)sizeof(T)>(Fd + k * Q + l + e, Fg + (l + e) * a.fs_l[f] + k * a.fs_k[f], true);
+        }
+      }
+    }
+    kb_cp_commit();
+  };
+
+  // Writes a tile's outputs at their final index: local ee = l*NS + s is
+  // element (ee % RL) of run (ee / RL); runs are kdiv apart, slabs RL apart.
+  auto epilogue = [&](int64_t tile, const T (&acc)[RM][RK][RQ]) {
+    const int64_t slab = tile % nslab, rb = (tile / nslab) % nrb, b = tile / (nslab * nrb);
+#pragma unroll
+    for (int im = 0; im < RM; im++) {
+      const int64_t r = rb * TM + mg * RM + im;
+      if (r >= a.m)
+        continue;
+      T *orow = a.out + b * a.out_bs + r * a.out_rs;
+#pragma unroll
+      for (int j = 0; j < RQ; j++)
+#pragma unroll
+        for (int i0 = 0; i0 < RK; i0 += V) {
+          const int ee = (qg * RQ + j) * NS + sg * RK + i0;
+          const int64_t gi = (int64_t)(ee / RL) * kdiv + slab * RL + (ee % RL);
+          T v[V];
+#pragma unroll
+          for (int e = 0; e < V; e++)
+            v[e] = acc[im][i0 + e][j];
+          if (a.epilogue != KB_EPI_NONE) {
+#pragma unroll
+            for (int e = 0; e < V; e++)
+              v[e] = azero ? T(0) : alpha * v[e];
+          }
+          if (a.vec_out) {
+            VT *o = reinterpret_cast<VT *>(orow + gi);
+            if (a.epilogue == KB_EPI_AXPBY && !bzero) {
+              const VT y = *o;
+#pragma unroll
+              for (int e = 0; e < V; e++)
+                v[e] = kb_fma(beta, kb_vget<VT, T>(y, e), v[e]);
+            }
+            *o = *reinterpret_cast<const VT *>(v);
+          } else {
+#pragma unroll
+            for (int e = 0; e < V; e++) {
+              T *o = orow + (gi + e) * a.out_is;
+              *o = (a.epilogue == KB_EPI_AXPBY && !bzero) ? kb_fma(beta, *o, v[e]) : v[e];
+            }
+          }
+        }
+    }
+  };
+
+  T acc[RM][RK][RQ];
+#pragma unroll
+  for (int im = 0; im < RM; im++)
+#pragma unroll
+    for (int i = 0; i < RK; i++)
+#pragma unroll
+      for (int j = 0; j < RQ; j++)
+        acc[im][i][j] = T(0);
+
+  if (azero) {
+    // Final step with alpha == 0 (device mode): Y <- beta*Y only.
+    for (int64_t t = 0; t < my_tiles; t++)
+      epilogue(blockIdx.x + t * gridDim.x, acc);
+    return;
+  }
+
+  if (nu > 0)
+    issue(0);
+  for (int64_t u = 0; u < nu; u++) {
+    if (ST == 2 && u + 1 < nu) {
+      issue(u + 1);
+      kb_cp_wait<1>();
+    } else {
+      kb_cp_wait<0>();
+    }
+    __syncthreads();
+    T *Xs = smem + (ST == 2 ? (int)(u & 1) : 0) * S::STAGE;
+    const T *Fs = Xs + TM * SLAB;
+    kb_fast_mac<T, Q, TP, NS, RM, RK, RQ, XU>(Xs, Fs, acc, sg, qg, mg);
+    if (u % NTP == NTP - 1) {
+#pragma unroll
+      for (int f = 1; f < F; f++) {
+        // The slab's next state: output l*NS + s of this factor, stored in
+        // the shifted layout the next multiply reads.
+        __syncthreads();
+#pragma unroll
+        for (int im = 0; im < RM; im++)
+#pragma unroll
+          for (int j = 0; j < RQ; j++)
+#pragma unroll
+            for (int i0 = 0; i0 < RK; i0 += V) {
+              VT w;
+              T *ws = reinterpret_cast<T *>(&w);
+#pragma unroll
+              for (int e = 0; e < V; e++) {
+                ws[e] = acc[im][i0 + e][j];
+                acc[im][i0 + e][j] = T(0);
+              }
+              const int ee = (qg * RQ + j) * NS + sg * RK + i0;
+              *reinterpret_cast<VT *>(Xs + (mg * RM + im) * SLAB + kb_shift<R, V>(ee)) = w;
+            }
+        __syncthreads();
+        kb_fast_mac<T, Q, TP, NS, RM, RK, RQ, XU>(Xs, Fs + f * P * Q, acc, sg, qg, mg);
+      }
+      epilogue(blockIdx.x + (u / NTP) * gridDim.x, acc);
+#pragma unroll
+      for (int im = 0; im < RM; im++)
+#pragma unroll
+        for (int i = 0; i < RK; i++)
+#pragma unroll
+          for (int j = 0; j < RQ; j++)
+            acc[im][i][j] = T(0);
+    }
+    __syncthreads();   // this buffer is free for the loads two stages on
+    if (ST == 1 && u + 1 < nu)
+      issue(u + 1);
+  }
+}
+
+// One table entry per instantiation: its configuration, its launcher and
+// the call that raises its shared-memory limit and reads its occupancy.
+struct kb_fast_entry {
+  kb_cuda_fast_cfg_t cfg;
+  int (*launch)(const kb_cuda_step_t *st, void *stream, int max_blocks);
+  int (*attr)(int *blocks_per_sm);
+};
+
+static inline bool kb_aligned16(const void *p) { return ((uintptr_t)p & 15) == 0; }
+
+template <typename T, int P, int Q, int F, int TP, int NS, int TM, int RM, int RK, int RQ, int ST, int XU>
+static int kb_fast_launch(const kb_cuda_step_t *st, void *stream, int max_blocks)
+{
+  typedef kb_fast_shape<T, P, Q, F, TP, NS, TM, RM, RK, RQ, ST, XU> S;
+  kb_fast_args<T> a;
+  const int V = S::V;
+  int f;
+  a.m = st->m;
+  a.batch = st->batch;
+  a.K = st->K;
+  a.vec_f = 1;
+  for (f = 0; f < KB_CUDA_MAXF; f++) {
+    a.F[f] = f < F ? (const T *)st->F[f] : nullptr;
+    a.fs_l[f] = f < F ? st->fs_l[f] : 0;
+    a.fs_k[f] = f < F ? st->fs_k[f] : 0;
+    a.f_bs[f] = f < F ? st->f_bs[f] : 0;
+    if (f < F && !(a.fs_l[f] == 1 && kb_aligned16(a.F[f]) && a.fs_k[f] % V == 0 &&
+                   (a.batch == 1 || a.f_bs[f] % V == 0)))
+      a.vec_f = 0;
+  }
+  a.in = (const T *)st->in;
+  a.in_rs = st->in_rs;
+  a.in_bs = st->in_bs;
+  a.out = (T *)st->out;
+  a.out_rs = st->out_rs;
+  a.out_is = st->out_is;
+  a.out_bs = st->out_bs;
+  a.epilogue = st->epilogue;
+  a.sc.alpha_p = st->dev_scalars ? (const T *)st->alpha : nullptr;
+  a.sc.beta_p = st->dev_scalars ? (const T *)st->beta : nullptr;
+  a.sc.alpha = (!st->dev_scalars && st->alpha) ? *(const T *)st->alpha : T(1);
+  a.sc.beta = (!st->dev_scalars && st->beta && !st->beta_zero) ? *(const T *)st->beta : T(0);
+  a.sc.beta_zero = st->beta_zero;
+  a.vec_in = kb_aligned16(a.in) && (a.m == 1 || a.in_rs % V == 0) && (a.batch == 1 || a.in_bs % V == 0);
+  a.vec_out = a.out_is == 1 && kb_aligned16(a.out) && (a.m == 1 || a.out_rs % V == 0) &&
+              (a.batch == 1 || a.out_bs % V == 0);
+  {
+    const int64_t ntiles = (a.K / S::TK) * ((a.m + TM - 1) / TM) * a.batch;
+    const int64_t cap = max_blocks > 0 ? max_blocks : INT_MAX;
+    const unsigned grid = (unsigned)(ntiles < cap ? ntiles : cap);
+    kb_fast_kernel<T, P, Q, F, TP, NS, TM, RM, RK, RQ, ST, XU>
+        <<<grid, S::NT, S::SMEM, (cudaStream_t)stream>>>(a);
+  }
+  return (int)cudaGetLastError();
+}
+
+template <typename T, int P, int Q, int F, int TP, int NS, int TM, int RM, int RK, int RQ, int ST, int XU>
+static int kb_fast_attr(int *blocks_per_sm)
+{
+  typedef kb_fast_shape<T, P, Q, F, TP, NS, TM, RM, RK, RQ, ST, XU> S;
+  cudaError_t err = cudaSuccess;
+  *blocks_per_sm = 0;
+  if (S::SMEM > 48 * 1024)
+    err = cudaFuncSetAttribute(kb_fast_kernel<T, P, Q, F, TP, NS, TM, RM, RK, RQ, ST, XU>,
+                               cudaFuncAttributeMaxDynamicSharedMemorySize, S::SMEM);
+  if (err == cudaSuccess)
+    err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        blocks_per_sm, kb_fast_kernel<T, P, Q, F, TP, NS, TM, RM, RK, RQ, ST, XU>, S::NT, S::SMEM);
+  return (int)err;
+}
+
+#define KB_FAST_SHAPE(T, P, Q, F, TP, NS, TM, RM, RK, RQ, ST, XU) \
+  kb_fast_shape<T, P, Q, F, TP, NS, TM, RM, RK, RQ, ST, XU>
+#define KB_FAST_ENTRY(T, TYPE, P, Q, F, TP, NS, TM, RM, RK, RQ, ST, XU)                              \
+  { { TYPE, P, Q, F, NS * P, TM, TP, RK, RQ, RM,                                                  \
+      KB_FAST_SHAPE(T, P, Q, F, TP, NS, TM, RM, RK, RQ, ST, XU)::NT,                                  \
+      KB_FAST_SHAPE(T, P, Q, F, TP, NS, TM, RM, RK, RQ, ST, XU)::SMEM, ST,                            \
+      KB_FAST_SHAPE(T, P, Q, F, TP, NS, TM, RM, RK, RQ, ST, XU)::RL, 0, XU },                             \
+    kb_fast_launch<T, P, Q, F, TP, NS, TM, RM, RK, RQ, ST, XU>,                                       \
+    kb_fast_attr<T, P, Q, F, TP, NS, TM, RM, RK, RQ, ST, XU> }
+
+extern const kb_fast_entry kb_fast_table_s[];
+extern const int kb_fast_table_s_n;
+extern const kb_fast_entry kb_fast_table_d[];
+extern const int kb_fast_table_d_n;
+
+#endif // KB_FAST_CUH

@@ -1,0 +1,479 @@
+/* cpu_plan.c - the fast CPU path's planner: ISA choice (once per process),
+ * fusion groups, tile widths and the workspace layout.
+ *
+ * The model: a group of consecutive factors is applied to tiles of nb lanes
+ * held in a per-thread buffer; the buffer must stay in L2 (a quarter of it
+ * each for the two tile buffers) for the fused factors to run at FMA speed.
+ * Lanes are rows when X runs along m (the tile loads rows of X directly and
+ * each group is one pass over memory), and slices when X runs along K
+ * (every row is carried through all groups while it sits in L2, so the
+ * whole chain costs one pass; each group transposes its input tile once).
+ * Between the choices the planner compares a cost in vector operations:
+ * FMAs divided by the fraction of lanes that carry data, transposes, scalar
+ * edges, and a memory pass per group boundary that leaves the cache. */
+#include "cpu_plan.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdint.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+/* ----------------------------------------------------------------- ISA */
+
+static const kb_cpu_opt_t *const *kb_cpu_isa_tab;
+static pthread_once_t kb_cpu_isa_once = PTHREAD_ONCE_INIT;
+
+/* Test hooks (kb_cpu_test_*): read without locks, set only by tests before
+ * they call the library. */
+static int kb_cpu_test_isa_set;
+static const kb_cpu_opt_t *const *kb_cpu_test_isa_tab;
+static int kb_cpu_test_max_fuse;
+static int kb_cpu_test_strategy = -1;
+
+static int kb_cpu_has(const char *isa)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+  __builtin_cpu_init();
+  if (!strcmp(isa, "avx512"))
+    return kb_cpu_opt_avx512[0] != NULL && __builtin_cpu_supports("avx512f") &&
+           __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl") &&
+           __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("fma");
+  if (!strcmp(isa, "avx2"))
+    return kb_cpu_opt_avx2[0] != NULL && __builtin_cpu_supports("avx2") &&
+           __builtin_cpu_supports("fma");
+#else
+  (void)isa;
+#endif
+  return 0;
+}
+
+static void kb_cpu_caches(void);
+
+static void kb_cpu_isa_pick(void)
+{
+  const char *want = kb_env()->cpu_isa;
+  const char *why = "CPU";
+  const kb_cpu_opt_t *const *tab = kb_cpu_opt_generic;
+
+  kb_cpu_caches();
+  if (want != NULL && *want != '\0') {
+    why = "KRONBLAS_CPU_ISA";
+    if (!strcasecmp(want, "ref") || !strcasecmp(want, "reference")) {
+      kb_cpu_isa_tab = NULL;
+      kb_log(KB_LOG_INFO, "cpu kernels: ref (KRONBLAS_CPU_ISA)");
+      return;
+    }
+    if (!strcasecmp(want, "avx512") && kb_cpu_has("avx512"))
+      tab = kb_cpu_opt_avx512;
+    else if ((!strcasecmp(want, "avx512") || !strcasecmp(want, "avx2")) && kb_cpu_has("avx2"))
+      tab = kb_cpu_opt_avx2;
+    if (strcasecmp(want, tab[0]->name) && strcasecmp(want, "generic") && strcasecmp(want, "c") &&
+        strcasecmp(want, "portable"))
+      kb_log(KB_LOG_WARN, "KRONBLAS_CPU_ISA=%s is not available here; using %s", want, tab[0]->name);
+  } else if (kb_cpu_has("avx512")) {
+    tab = kb_cpu_opt_avx512;
+  } else if (kb_cpu_has("avx2")) {
+    tab = kb_cpu_opt_avx2;
+  }
+  kb_cpu_isa_tab = tab;
+  kb_log(KB_LOG_INFO, "cpu kernels: %s (%s)", tab[0]->name, why);
+}
+
+const kb_cpu_opt_t *kb_cpu_kernels_for(kronblasDataType_t type)
+{
+  const kb_cpu_opt_t *const *tab;
+  pthread_once(&kb_cpu_isa_once, kb_cpu_isa_pick);
+  tab = kb_cpu_test_isa_set ? kb_cpu_test_isa_tab : kb_cpu_isa_tab;
+  if (tab == NULL || (int)type < 0 || (int)type > 3)
+    return NULL;
+  return tab[type];
+}
+
+int kb_cpu_test_force_isa(const char *isa)
+{
+  pthread_once(&kb_cpu_isa_once, kb_cpu_isa_pick);
+  if (isa == NULL) {
+    kb_cpu_test_isa_set = 0;
+    return 0;
+  }
+  if (!strcmp(isa, "ref"))
+    kb_cpu_test_isa_tab = NULL;
+  else if (!strcmp(isa, "generic"))
+    kb_cpu_test_isa_tab = kb_cpu_opt_generic;
+  else if (!strcmp(isa, "avx2") && kb_cpu_has("avx2"))
+    kb_cpu_test_isa_tab = kb_cpu_opt_avx2;
+  else if (!strcmp(isa, "avx512") && kb_cpu_has("avx512"))
+    kb_cpu_test_isa_tab = kb_cpu_opt_avx512;
+  else
+    return -1;
+  kb_cpu_test_isa_set = 1;
+  return 0;
+}
+
+void kb_cpu_test_force_plan(int max_fuse, int strategy)
+{
+  kb_cpu_test_max_fuse = max_fuse > 0 ? max_fuse : 0;
+  kb_cpu_test_strategy = strategy;
+}
+
+/* -------------------------------------------------------------- caches */
+
+/* Cache sizes, read once with the ISA (kb_cpu_isa_pick); unknown or
+ * implausible values give typical ones. */
+static size_t kb_cpu_l1, kb_cpu_l2, kb_cpu_llc;
+
+static size_t kb_cpu_sysconf(int name, long lo, long hi, size_t dflt)
+{
+  long c = sysconf(name);
+  return c >= lo && c <= hi ? (size_t)c : dflt;
+}
+
+static void kb_cpu_caches(void)
+{
+  kb_cpu_l1 = (size_t)32 << 10;
+  kb_cpu_l2 = (size_t)1 << 20;
+  kb_cpu_llc = (size_t)8 << 20;
+#ifdef _SC_LEVEL1_DCACHE_SIZE
+  kb_cpu_l1 = kb_cpu_sysconf(_SC_LEVEL1_DCACHE_SIZE, 16L << 10, 4L << 20, kb_cpu_l1);
+#endif
+#ifdef _SC_LEVEL2_CACHE_SIZE
+  kb_cpu_l2 = kb_cpu_sysconf(_SC_LEVEL2_CACHE_SIZE, 256L << 10, 64L << 20, kb_cpu_l2);
+#endif
+#ifdef _SC_LEVEL3_CACHE_SIZE
+  kb_cpu_llc = kb_cpu_sysconf(_SC_LEVEL3_CACHE_SIZE, 1L << 20, 1L << 30, kb_cpu_llc);
+#endif
+  (void)kb_cpu_sysconf;
+}
+
+static size_t kb_align64(size_t v)
+{
+  return (v + 63) & ~(size_t)63;
+}
+
+/* -------------------------------------------------------------- groups */
+
+/* The cost model, in vector-FMA slots at the peak rate (so a sub-step of
+ * len outputs with p terms costs len*p/vl divided by the efficiency its
+ * micro-tiles reach).  The constants are rough measurements on the AVX-512
+ * machine of issue 4 (2 FMA ports): 4x4 micro-tiles over p = 8 reach about
+ * 0.76 of peak with both tile buffers in L1 and 0.53 from L2; a 16x16
+ * in-register transpose costs about 0.3 cycles per element (port 5); a
+ * scalar copy about 1.2; writing a vector to memory and reading it back
+ * about 35 cycles. */
+static const double kb_eff_l1[5] = { 0.35, 0.35, 0.60, 0.60, 0.76 };
+static const double kb_eff_l2[5] = { 0.20, 0.20, 0.48, 0.48, 0.58 };
+#define KB_COST_TR 10.0      /* one vector through an in-register transpose */
+#define KB_COST_SCALAR 40.0  /* one vector's worth of scalar loads or stores */
+#define KB_COST_PASS 70.0    /* one vector written to memory and read back */
+#define KB_COST_COPY 4.0     /* one vector copied within cache */
+#define KB_COST_CALL 300.0   /* one group on one row: descriptor, calls, setup */
+
+typedef struct {
+  int ng;
+  kb_cpu_gplan_t g[KB_CPU_PLAN_MAXF];
+  double cost;             /* per row */
+  int64_t row_elems;       /* longest vector between groups */
+} kb_cpu_groups_t;
+
+/* What the model needs to know about a problem and a strategy. */
+typedef struct {
+  const kb_problem_t *pb;
+  int vl;
+  int cl;                  /* elements per transpose block side */
+  size_t esz;
+  int lanes_rows;          /* 1: PASSES, lanes = rows (nb_rows lanes); 0: PER_ROW, slices */
+  int nb_rows;
+  int x_lane_unit, x_kk_unit; /* X contiguous along the lanes / along k */
+  int y_lane_unit, y_ll_unit;
+  size_t l1, l2;           /* bytes two tile buffers may take to stay in L1, in L2 */
+  int rowbuf_in_l2;        /* PER_ROW: the row buffers stay in L2 */
+} kb_cpu_model_t;
+
+static int64_t kb_ceil_div(int64_t a, int64_t b)
+{
+  return (a + b - 1) / b;
+}
+
+/* Cost per row of the group hi..lo reading vectors of Kin elements; fills g
+ * with its best lane count.  1e300 when no lane count gives a tile that
+ * fits (a single factor may use up to 64 MiB: large factors must run). */
+static double kb_cpu_group_cost(const kb_cpu_model_t *M, int hi, int lo, int64_t Kin, kb_cpu_gplan_t *g)
+{
+  const kb_problem_t *pb = M->pb;
+  const int vl = M->vl, first = hi == pb->nfactors - 1, last = lo == 0;
+  int64_t P = 1, Q = 1, mx, len, i, S, pmax = 0, qmin = -1;
+  double flops = 0, best = 1e300;
+  int nvt;
+
+  for (i = hi; i >= lo; i--) {
+    P *= pb->p[i];
+    Q *= pb->q[i];
+  }
+  /* longest local vector: the input, then each sub-step's output */
+  mx = P;
+  len = Kin;
+  for (i = hi; i >= lo; i--) {
+    len = len / pb->p[i] * pb->q[i];
+    flops += (double)len * (double)pb->p[i];
+    if (len / (Kin / P) > mx)
+      mx = len / (Kin / P);
+  }
+  S = Kin / P;
+  for (i = hi; i >= lo; i--) {
+    if (pb->p[i] > pmax)
+      pmax = pb->p[i];
+    if (qmin < 0 || pb->q[i] < qmin)
+      qmin = pb->q[i];
+  }
+  for (nvt = 4; nvt >= 1; nvt /= 2) {
+    const int nb = M->lanes_rows ? M->nb_rows : nvt * vl;
+    /* one tile buffer when a single factor writes its output in place */
+    const size_t tile = (hi == lo ? 1 : 2) * (size_t)mx * (size_t)nb * M->esz;
+    const int64_t lanes = M->lanes_rows ? pb->m : S;
+    double used, c;
+    int in_l1;
+    if (M->lanes_rows && nb != nvt * vl)
+      continue;
+    if (2 * (size_t)mx * (size_t)nb * M->esz > M->l2 && (hi != lo || tile > ((size_t)64 << 20)))
+      continue;
+    /* L1 speed when the tile stays there, or when each slice's p x nb
+     * block does and many row chunks read it again */
+    in_l1 = tile <= M->l1 || ((size_t)pmax * (size_t)nb * M->esz <= M->l1 / 2 && qmin >= 24);
+    used = (double)lanes / (double)(nb * kb_ceil_div(lanes, nb));
+    c = flops / vl / used / (in_l1 ? kb_eff_l1[nvt] : kb_eff_l2[nvt]);
+    if (M->lanes_rows) {
+      if (first && !M->x_lane_unit)
+        c += (double)Kin / vl * (M->x_kk_unit ? KB_COST_TR : KB_COST_SCALAR);
+      if (last && !M->y_lane_unit)
+        c += (double)len / vl * (M->y_ll_unit && S == 1 ? KB_COST_TR : KB_COST_SCALAR);
+      if (!last)
+        c += (double)len / vl * KB_COST_PASS;
+    } else {
+      /* blocks of a transpose are vl x vl: a group narrower than vl, or
+       * its ragged end, pays for whole blocks */
+      c += (double)Kin / vl * (first && !M->x_kk_unit ? KB_COST_SCALAR : KB_COST_TR) *
+           (double)(kb_ceil_div(P, M->cl) * M->cl) / (double)P;
+      if (last && !M->y_lane_unit)
+        c += (double)len / vl * KB_COST_SCALAR;
+      if (!last && !M->rowbuf_in_l2)
+        c += (double)len / vl * KB_COST_PASS;
+      /* a tile short of nb lanes is written through a copy */
+      if (S % nb != 0)
+        c += (double)(S % nb) / (double)S * (double)len / vl * KB_COST_COPY;
+      c += KB_COST_CALL;
+    }
+    if (c < best) {
+      best = c;
+      g->nb = nb;
+    }
+  }
+  g->hi = hi;
+  g->lo = lo;
+  g->Kin = Kin;
+  g->P = P;
+  g->Q = Q;
+  g->S = S;
+  g->tile_elems = mx;
+  return best;
+}
+
+/* The cheapest split of the chain into groups of consecutive factors, by
+ * dynamic programming over where groups end.  -1 if some factor fits no
+ * tile. */
+static int kb_cpu_groups(const kb_cpu_model_t *M, kb_cpu_groups_t *gs)
+{
+  const kb_problem_t *pb = M->pb;
+  const int n = (int)pb->nfactors;
+  double f[KB_CPU_PLAN_MAXF + 1];     /* f[h+1]: factors h..0 left, input Kin[h] */
+  int cut[KB_CPU_PLAN_MAXF + 1];
+  int64_t Kin[KB_CPU_PLAN_MAXF];
+  kb_cpu_gplan_t g;
+  int h, lo, k;
+
+  Kin[n - 1] = pb->K;
+  for (h = n - 2; h >= 0; h--)
+    Kin[h] = Kin[h + 1] / pb->p[h + 1] * pb->q[h + 1];
+  f[0] = 0;
+  for (h = 0; h < n; h++) {
+    f[h + 1] = 1e300;
+    cut[h + 1] = -1;
+    for (lo = h; lo >= 0 && h - lo < KB_CPU_GROUP_MAXF; lo--) {
+      double c;
+      if (kb_cpu_test_max_fuse > 0 && h - lo >= kb_cpu_test_max_fuse)
+        break;
+      if (f[lo] >= 1e300)
+        continue;
+      c = kb_cpu_group_cost(M, h, lo, Kin[h], &g);
+      if (c < 1e300 && c + f[lo] < f[h + 1]) {
+        f[h + 1] = c + f[lo];
+        cut[h + 1] = lo;
+      }
+    }
+  }
+  if (f[n] >= 1e300)
+    return -1;
+  gs->cost = f[n];
+  gs->ng = 0;
+  gs->row_elems = 0;
+  for (h = n - 1; h >= 0; h = cut[h + 1] - 1) {
+    kb_cpu_group_cost(M, h, cut[h + 1], Kin[h], &gs->g[gs->ng]);
+    if (gs->ng > 0 && Kin[h] > gs->row_elems)
+      gs->row_elems = Kin[h];
+    gs->ng++;
+  }
+  for (k = 0; k < gs->ng; k++)
+    if (gs->g[k].nb <= 0)
+      return -1;
+  return 0;
+}
+
+/* ---------------------------------------------------------------- plan */
+
+kronblasStatus_t kb_cpu_plan(const kb_problem_t *pb, const kb_cpu_opt_t *kt, int nthreads,
+                             kb_cpu_plan_t *pl)
+{
+  const size_t esz = kb_type_size(pb->type);
+  const int vl = kt->vl, m1 = pb->m == 1;
+  const int rows_layout = pb->x_contig_k || m1;
+  kb_cpu_groups_t gr, gp, gt;
+  kb_cpu_model_t M;
+  int use_rows = 0, nbr, k;
+  double cr = 1e300, cp = 1e300;
+  size_t off, tile_bytes = 0;
+  int64_t i, smax;
+
+  pthread_once(&kb_cpu_isa_once, kb_cpu_isa_pick);
+  memset(pl, 0, sizeof *pl);
+  if (pb->nfactors > KB_CPU_PLAN_MAXF || pb->K == 0)
+    return KRONBLAS_STATUS_NOT_SUPPORTED;
+  /* Byte counts below are formed in size_t: leave problems whose buffers
+   * could not be addressed to the reference path (which reports them). */
+  {
+    int64_t pre = pb->K, suf = 1, e;
+    smax = pb->K;
+    for (i = pb->nfactors - 1; i >= 0; i--) {
+      pre /= pb->p[i] ? pb->p[i] : 1;
+      suf *= pb->q[i];
+      if (pre * suf > smax) smax = pre * suf;
+    }
+    if (__builtin_mul_overflow(pb->m, smax, &e) || (uint64_t)e > SIZE_MAX / 64 / esz)
+      return KRONBLAS_STATUS_NOT_SUPPORTED;
+  }
+  for (i = 0; i < pb->nfactors; i++)
+    if (pb->p[i] == 0)
+      return KRONBLAS_STATUS_NOT_SUPPORTED;
+
+  memset(&M, 0, sizeof M);
+  M.pb = pb;
+  M.vl = vl;
+  M.cl = vl;
+  M.esz = esz;
+  M.l1 = kb_cpu_l1 * 3 / 4;
+  M.l2 = kb_cpu_l2 / 2;
+  M.rowbuf_in_l2 = 2 * (size_t)smax * esz <= kb_cpu_l2 / 2;
+
+  /* slices as lanes, every row through all groups (PER_ROW) */
+  if (rows_layout || kb_cpu_test_strategy == KB_CPU_PER_ROW) {
+    M.lanes_rows = 0;
+    M.x_kk_unit = pb->xs_k == 1;
+    M.y_lane_unit = pb->ys_l == 1;
+    if (kb_cpu_groups(&M, &gr) == 0)
+      cr = gr.cost;
+  }
+  /* rows as lanes, one pass per group (PASSES) */
+  if (!(rows_layout && m1) || kb_cpu_test_strategy == KB_CPU_PASSES) {
+    M.lanes_rows = 1;
+    M.x_lane_unit = pb->xs_m == 1;
+    M.x_kk_unit = pb->xs_k == 1;
+    M.y_lane_unit = pb->ys_m == 1;
+    M.y_ll_unit = pb->ys_l == 1;
+    for (nbr = vl * 4; nbr >= vl; nbr /= 2) {
+      if (nbr > vl && nbr / 2 >= pb->m)
+        continue;
+      M.nb_rows = nbr;
+      if (kb_cpu_groups(&M, &gt) == 0 && gt.cost < cp) {
+        cp = gt.cost;
+        gp = gt;
+      }
+    }
+  }
+  if (kb_cpu_test_strategy == KB_CPU_PER_ROW && cr < 1e300)
+    use_rows = 1;
+  else if (kb_cpu_test_strategy == KB_CPU_PASSES && cp < 1e300)
+    use_rows = 0;
+  else if (cr >= 1e300 && cp >= 1e300)
+    return KRONBLAS_STATUS_NOT_SUPPORTED;
+  else
+    use_rows = cr <= cp;
+  if (use_rows) {
+    pl->strategy = KB_CPU_PER_ROW;
+    pl->ngroups = gr.ng;
+    memcpy(pl->g, gr.g, sizeof(kb_cpu_gplan_t) * gr.ng);
+    pl->row_elems = gr.row_elems;
+  } else {
+    pl->strategy = KB_CPU_PASSES;
+    pl->ngroups = gp.ng;
+    memcpy(pl->g, gp.g, sizeof(kb_cpu_gplan_t) * gp.ng);
+    pl->buf_elems = gp.row_elems * pb->m;
+  }
+
+  pl->kt = kt;
+  pl->esz = esz;
+  pl->nthreads = nthreads > 0 ? nthreads : 1;
+  pl->split_rows = pl->strategy == KB_CPU_PER_ROW &&
+                   (pl->nthreads == 1 || pb->m >= 4 * pl->nthreads || pb->m % pl->nthreads == 0);
+  for (k = 0; k < pl->ngroups; k++) {
+    size_t b = 2 * kb_align64((size_t)pl->g[k].tile_elems * pl->g[k].nb * esz);
+    if (b > tile_bytes)
+      tile_bytes = b;
+  }
+
+  /* workspace: group descriptors, packed factors, shared buffers,
+   * per-thread areas, staging */
+  pl->off_groups = 0;
+  off = kb_align64((size_t)pl->ngroups * sizeof(kb_cpu_group_t));
+  for (i = 0; i < pb->nfactors; i++) {
+    pl->off_pack[i] = off;
+    off += kb_align64((size_t)(pb->p[i] * pb->q[i]) * esz);
+  }
+  if (pl->strategy == KB_CPU_PASSES) {
+    int nbuf = pl->ngroups > 2 ? 2 : pl->ngroups - 1;
+    for (k = 0; k < nbuf; k++) {
+      pl->off_buf[k] = off;
+      off += kb_align64((size_t)pl->buf_elems * esz);
+    }
+  } else if (!pl->split_rows && pl->ngroups > 1) {
+    pl->buf_elems = pl->row_elems;
+    for (k = 0; k < 2; k++) {
+      pl->off_buf[k] = off;
+      off += kb_align64((size_t)pl->row_elems * esz);
+    }
+  }
+  pl->thread_tile_bytes = tile_bytes;
+  pl->thread_bytes = tile_bytes;
+  if (pl->strategy == KB_CPU_PER_ROW && pl->split_rows && pl->ngroups > 1)
+    pl->thread_bytes += 2 * kb_align64((size_t)pl->row_elems * esz);
+  pl->off_thread = off;
+  off += (size_t)pl->nthreads * pl->thread_bytes;
+  pl->total = off;
+  pl->off_ovl = off;
+  pl->ovl_bytes = kb_align64((size_t)pb->m * (size_t)pb->L * esz);
+  /* Outputs much larger than the last-level cache are written around it:
+   * nobody reads them before they would be evicted anyway, and a
+   * non-temporal store saves reading each line for ownership. */
+  pl->y_stream = (size_t)pb->m * (size_t)pb->L * esz > kb_cpu_llc / 2;
+  pl->buf_stream = (size_t)pl->buf_elems * esz > kb_cpu_llc / 2;
+  if (kb_env()->log_level >= KB_LOG_DEBUG) {
+    char buf[512];
+    size_t o = 0;
+    for (k = 0; k < pl->ngroups && o + 64 < sizeof buf; k++)
+      o += (size_t)snprintf(buf + o, sizeof buf - o, " [%d..%d P=%lld S=%lld nb=%d]", pl->g[k].hi,
+                            pl->g[k].lo, (long long)pl->g[k].P, (long long)pl->g[k].S, pl->g[k].nb);
+    kb_log(KB_LOG_DEBUG, "cpu plan: %s %s, %d threads%s, cost per row %.3g (slices) %.3g (rows),%s",
+           kt->name, pl->strategy == KB_CPU_PER_ROW ? "per-row" : "passes", pl->nthreads,
+           pl->strategy == KB_CPU_PER_ROW ? (pl->split_rows ? " on rows" : " on tiles") : "", cr, cp, buf);
+  }
+  return KRONBLAS_STATUS_SUCCESS;
+}

@@ -1,0 +1,70 @@
+/* cuda_internal.h - what the CUDA backend's host files share: the state a
+ * CUDA handle carries and the planner. */
+#ifndef KB_CUDA_INTERNAL_H
+#define KB_CUDA_INTERNAL_H
+
+#include "kb_internal.h"
+#include "../kernels/cuda/kb_cuda_kernels.h"
+
+/* Device workspace the handle may keep for batch chunks, beyond the one
+ * batch entry a call needs (bigger chunks mean fewer launches). */
+#define KB_CUDA_WS_CHUNK_BYTES ((size_t)256 << 20)
+
+typedef struct {
+  int device;
+  int nsm;
+  void *ws;                 /* device workspace owned by the handle */
+  size_t ws_bytes;
+  int policy;               /* kronblasKernelPolicy_t */
+  int tuning;               /* kronblasTuningMode_t */
+  struct kb_cuda_plan_entry *plans;   /* measured plans (cuda_tune.c) */
+  void *cublas;             /* cublasHandle_t, created at the first cuBLAS step */
+} kb_cuda_state_t;
+
+/* Runs one planned step (kernel launch or cuBLAS call) on a stream;
+ * returns a cudaError_t. */
+int kb_cuda_step(kb_cuda_state_t *cs, const kb_cuda_step_t *st, void *stream);
+/* Can factor p x q at input length K be a cuBLAS step (last: it writes Y)? */
+int kb_cuda_cublas_usable(const kb_problem_t *pb, int64_t p, int64_t q, int64_t K, int last);
+void kb_cuda_cublas_fini(kb_cuda_state_t *cs);
+
+/* Workspace for up to want batch entries of per bytes each: the user's
+ * (ALLOC_FAILED if it cannot hold one entry), else the handle's, grown on
+ * demand.  *entries gets how many entries fit. */
+kronblasStatus_t kb_cuda_workspace_get(struct kronblasContext *h, size_t per, int64_t want,
+                                       void **ws, int64_t *entries);
+
+/* One planned launch: factors i_hi, i_hi-1, ..., i_hi-nf+1 (applied in that
+ * order) with a fast configuration, or one factor (nf == 1) with the generic
+ * kernel (KB_KERNEL_GENERIC) or cuBLAS (KB_KERNEL_CUBLAS). */
+typedef struct {
+  int64_t i_hi;
+  int nf;
+  int kernel;
+} kb_cuda_pstep_t;
+
+/* Splits the factors of pb into launches; steps has room for nfactors
+ * entries.  nsm: multiprocessors of the device.  Returns the number of
+ * launches. */
+int64_t kb_cuda_plan(const kb_problem_t *pb, int policy, int nsm, kb_cuda_pstep_t *steps);
+
+/* The same split with another cost: seconds of one launch at factor i
+ * (input length K) with a fast configuration (kernel >= 0) or the generic
+ * kernel (-1); negative means unusable. */
+typedef double (*kb_cuda_cost_fn)(void *ctx, int64_t i, int64_t K, int kernel);
+int64_t kb_cuda_plan_with(const kb_problem_t *pb, int policy, kb_cuda_cost_fn cost, void *ctx,
+                          kb_cuda_pstep_t *steps);
+
+/* Measured planning (seed, Section 4.3): every usable launch at every
+ * factor position is timed with CUDA events on the handle's stream, on
+ * workspace buffers, and the split of least measured time is kept in the
+ * handle for problems of the same key (type, X contiguous along K, Y
+ * contiguous along L, pointer mode, kernel policy, m, p[], q[]).
+ * kb_cuda_plan_cached returns the number of steps of a plan found for pb
+ * (0 if none); kb_cuda_tune measures, remembers and returns one. */
+int64_t kb_cuda_plan_cached(struct kronblasContext *h, const kb_problem_t *pb, kb_cuda_pstep_t *steps);
+kronblasStatus_t kb_cuda_tune(struct kronblasContext *h, const kb_problem_t *pb,
+                              kb_cuda_pstep_t *steps, int64_t *nsteps);
+void kb_cuda_plans_free(kb_cuda_state_t *cs);
+
+#endif /* KB_CUDA_INTERNAL_H */

@@ -1,0 +1,538 @@
+/* t-cpu-body.c - the fast CPU path's tests, for one kernel ISA.
+ *
+ * #included by t-cpu-avx512.c, t-cpu-avx2.c, t-cpu-generic.c and
+ * t-cpu-ref.c, which define KB_TEST_ISA.  The programs link the library
+ * statically to reach the test hooks of lib/cpu_plan.h: the ISA is forced
+ * for the whole run (SKIP when the CPU lacks it), and the planner's fusion
+ * depth and strategy are forced per problem, so every kernel path runs:
+ * rows or slices as lanes, direct and transposed tile loads and stores,
+ * scalar edges, every group size.
+ *
+ * Every result is checked element by element, against the explicit
+ * Kronecker product (kb_oracle_gekmm) where K*L is small and against the
+ * randomised identity (kb_identity_check) on the issue's shapes at reduced
+ * m; Y is poisoned with NaN when beta = 0, and the padding rows of Y (its
+ * leading dimension beyond the rows) must come back untouched.  Thread
+ * counts 1, 2 and 3 must agree.  The seed is printed; KRONBLAS_TEST_SEED
+ * reproduces a run. */
+#include <kronblas.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "tap.h"
+#include "kb_oracle.h"
+#include "cpu_plan.h"
+
+#define KB_T_MAXF 8
+#define KB_T_SENT 1234.5   /* what the padding of Y holds */
+
+static const kronblasDataType_t kb_t_types[4] = { KRONBLAS_R_32F, KRONBLAS_R_64F, KRONBLAS_C_32F, KRONBLAS_C_64F };
+
+typedef struct {
+  kronblasDataType_t type;
+  int side, tX, tF;
+  int64_t m, n, p[KB_T_MAXF], q[KB_T_MAXF], K, L;
+  int64_t batch;
+  int fuse, strategy, nthreads;
+  int alpha_one, beta_zero;
+  int64_t pad;             /* extra rows of every leading dimension */
+} kb_t_prob_t;
+
+static kronblasStatus_t kb_t_call(kronblasHandle_t h, const kb_t_prob_t *P, const void *alpha,
+                                  const void *X, int64_t ldx, long long sX, const void *const *F,
+                                  const int64_t *ldf, const long long *sF, const void *beta,
+                                  void *Y, int64_t ldy, long long sY)
+{
+  const kronblasSideMode_t sd = (kronblasSideMode_t)P->side;
+  const kronblasOperation_t tx = (kronblasOperation_t)P->tX, tf = (kronblasOperation_t)P->tF;
+  switch (P->type) {
+  case KRONBLAS_R_32F:
+    return kronblasSgekmmStridedBatched_64(h, sd, tx, tf, P->m, P->n, P->p, P->q, (const float *)alpha,
+                                           (const float *)X, ldx, sX, (const float *const *)F, ldf, sF,
+                                           (const float *)beta, (float *)Y, ldy, sY, P->batch);
+  case KRONBLAS_R_64F:
+    return kronblasDgekmmStridedBatched_64(h, sd, tx, tf, P->m, P->n, P->p, P->q, (const double *)alpha,
+                                           (const double *)X, ldx, sX, (const double *const *)F, ldf, sF,
+                                           (const double *)beta, (double *)Y, ldy, sY, P->batch);
+  case KRONBLAS_C_32F:
+    return kronblasCgekmmStridedBatched_64(h, sd, tx, tf, P->m, P->n, P->p, P->q,
+                                           (const kronblasComplex *)alpha, (const kronblasComplex *)X, ldx,
+                                           sX, (const kronblasComplex *const *)F, ldf, sF,
+                                           (const kronblasComplex *)beta, (kronblasComplex *)Y, ldy, sY,
+                                           P->batch);
+  default:
+    return kronblasZgekmmStridedBatched_64(h, sd, tx, tf, P->m, P->n, P->p, P->q,
+                                           (const kronblasDoubleComplex *)alpha,
+                                           (const kronblasDoubleComplex *)X, ldx, sX,
+                                           (const kronblasDoubleComplex *const *)F, ldf, sF,
+                                           (const kronblasDoubleComplex *)beta, (kronblasDoubleComplex *)Y,
+                                           ldy, sY, P->batch);
+  }
+}
+
+static void kb_t_set(kronblasDataType_t type, void *v, int64_t i, double re, double im)
+{
+  switch (type) {
+  case KRONBLAS_R_32F: ((float *)v)[i] = (float)re; break;
+  case KRONBLAS_R_64F: ((double *)v)[i] = re; break;
+  case KRONBLAS_C_32F: ((float *)v)[2 * i] = (float)re; ((float *)v)[2 * i + 1] = (float)im; break;
+  default: ((double *)v)[2 * i] = re; ((double *)v)[2 * i + 1] = im; break;
+  }
+}
+
+static double kb_t_get(kronblasDataType_t type, const void *v, int64_t i, int part)
+{
+  switch (type) {
+  case KRONBLAS_R_32F: return part ? 0.0 : ((const float *)v)[i];
+  case KRONBLAS_R_64F: return part ? 0.0 : ((const double *)v)[i];
+  case KRONBLAS_C_32F: return ((const float *)v)[2 * i + part];
+  default: return ((const double *)v)[2 * i + part];
+  }
+}
+
+static void kb_t_describe(const kb_t_prob_t *P, char *buf, size_t cap)
+{
+  static const char *const ops = "NTC";
+  size_t o;
+  int64_t i;
+  o = (size_t)snprintf(buf, cap, "%s %s X=%c F=%c m=%" PRId64 " batch=%" PRId64 " p,q=",
+                       kb_oracle_type_name(P->type), P->side == KRONBLAS_SIDE_LEFT ? "LEFT" : "RIGHT",
+                       ops[P->tX], ops[P->tF], P->m, P->batch);
+  for (i = 0; i < P->n && o < cap; i++)
+    o += (size_t)snprintf(buf + o, cap - o, "%s%" PRId64 "x%" PRId64, i ? "," : "", P->p[i], P->q[i]);
+  if (o < cap)
+    snprintf(buf + o, cap - o, " fuse=%d strategy=%d threads=%d alpha=%s beta=%s pad=%" PRId64,
+             P->fuse, P->strategy, P->nthreads, P->alpha_one ? "1" : "rand", P->beta_zero ? "0" : "rand",
+             P->pad);
+}
+
+/* Runs P on fresh random data and checks every element of every batch
+ * entry.  Returns 0, or 1 with a description in why.  *Yout (may be NULL)
+ * receives the computed Y (caller frees) for cross-thread comparisons;
+ * rng_data seeds the data so that reruns see the same inputs. */
+static int kb_t_run(kronblasHandle_t h, const kb_t_prob_t *P, uint64_t data_seed, int use_oracle,
+                    void **Yout, int64_t *ldy_out, char *why, size_t cap)
+{
+  const kronblasDataType_t type = P->type;
+  const size_t esz = kb_oracle_type_size(type);
+  const int cplx = kb_oracle_type_is_complex(type);
+  kb_rng_t r;
+  int64_t xr, xc, yr, yc, fr[KB_T_MAXF], fc[KB_T_MAXF], ldx, ldy, ldf[KB_T_MAXF];
+  int64_t nx, ny, nf[KB_T_MAXF], i, b, e, sumlen = 0;
+  long long sX, sY, sF[KB_T_MAXF];
+  void *X = NULL, *Y = NULL, *Y0 = NULL, *F[KB_T_MAXF] = { NULL };
+  const void *Fb[KB_T_MAXF];
+  long double *ref = NULL, *mag = NULL;
+  double alpha[2], beta[2];
+  unsigned char al[16], be[16];
+  kronblasStatus_t st;
+  int bad = 1;
+  char desc[400];
+
+  kb_t_describe(P, desc, sizeof desc);
+  kb_rng_seed(&r, data_seed);
+  kb_oracle_x_dims((kronblasSideMode_t)P->side, (kronblasOperation_t)P->tX, P->m, P->K, &xr, &xc);
+  kb_oracle_y_dims((kronblasSideMode_t)P->side, P->m, P->L, &yr, &yc);
+  ldx = (xr > 1 ? xr : 1) + P->pad;
+  ldy = (yr > 1 ? yr : 1) + P->pad;
+  nx = kb_oracle_extent(xr, xc, ldx);
+  ny = kb_oracle_extent(yr, yc, ldy);
+  sX = (long long)nx + 3;
+  sY = (long long)ny + 5;
+  for (i = 0; i < P->n; i++) {
+    kb_oracle_f_dims((kronblasSideMode_t)P->side, (kronblasOperation_t)P->tF, P->p[i], P->q[i], &fr[i], &fc[i]);
+    ldf[i] = (fr[i] > 1 ? fr[i] : 1) + (P->pad ? 1 : 0);
+    nf[i] = kb_oracle_extent(fr[i], fc[i], ldf[i]);
+    /* every other factor shared by the batch (stride 0) */
+    sF[i] = i % 2 ? 0 : (long long)nf[i] + 1;
+    sumlen += P->p[i] + 1;
+  }
+  X = malloc((size_t)(sX * P->batch) * esz);
+  Y = malloc((size_t)(sY * P->batch) * esz);
+  Y0 = malloc((size_t)(sY * P->batch) * esz);
+  for (i = 0; i < P->n; i++)
+    F[i] = malloc((size_t)((sF[i] ? sF[i] : nf[i]) * P->batch + 1) * esz);
+  if (use_oracle) {
+    ref = malloc((size_t)(P->m * P->L * 2) * sizeof *ref);
+    mag = malloc((size_t)(P->m * P->L * 2) * sizeof *mag);
+  }
+  if (X == NULL || Y == NULL || Y0 == NULL || (use_oracle && (ref == NULL || mag == NULL))) {
+    snprintf(why, cap, "out of memory for %s", desc);
+    goto out;
+  }
+  for (i = 0; i < P->n; i++)
+    if (F[i] == NULL) {
+      snprintf(why, cap, "out of memory for %s", desc);
+      goto out;
+    }
+  kb_rng_fill(&r, type, X, sX * P->batch);
+  for (i = 0; i < P->n; i++)
+    kb_rng_fill(&r, type, F[i], (sF[i] ? sF[i] : nf[i]) * P->batch + 1);
+  alpha[0] = P->alpha_one ? 1.0 : kb_rng_uniform(&r);
+  alpha[1] = P->alpha_one || !cplx ? 0.0 : kb_rng_uniform(&r);
+  beta[0] = P->beta_zero ? 0.0 : kb_rng_uniform(&r);
+  beta[1] = P->beta_zero || !cplx ? 0.0 : kb_rng_uniform(&r);
+  kb_t_set(type, al, 0, alpha[0], alpha[1]);
+  kb_t_set(type, be, 0, beta[0], beta[1]);
+  /* Y: NaN where beta = 0 must not be read, random otherwise; the padding
+   * rows and the gaps between entries hold a sentinel */
+  if (P->beta_zero)
+    kb_oracle_poison(type, Y, sY * P->batch);
+  else
+    kb_rng_fill(&r, type, Y, sY * P->batch);
+  for (b = 0; b < P->batch; b++)
+    for (e = 0; e < sY; e++) {
+      int64_t col = e / ldy, row = e % ldy;
+      if (e >= ny || row >= yr || col >= yc)
+        kb_t_set(type, Y, b * sY + e, KB_T_SENT, cplx ? -KB_T_SENT : 0.0);
+    }
+  memcpy(Y0, Y, (size_t)(sY * P->batch) * esz);
+
+  st = kb_t_call(h, P, al, X, ldx, sX, (const void *const *)F, ldf, sF, be, Y, ldy, sY);
+  if (st != KRONBLAS_STATUS_SUCCESS) {
+    snprintf(why, cap, "%s: status %s", desc, kronblasGetStatusName(st));
+    goto out;
+  }
+  for (b = 0; b < P->batch; b++) {
+    const void *Xb = (const char *)X + (size_t)(b * sX) * esz;
+    const void *Yb = (const char *)Y + (size_t)(b * sY) * esz;
+    const void *Y0b = (const char *)Y0 + (size_t)(b * sY) * esz;
+    for (i = 0; i < P->n; i++)
+      Fb[i] = (const char *)F[i] + (size_t)(b * sF[i]) * esz;
+    for (e = 0; e < sY; e++) {
+      int64_t col = e / ldy, row = e % ldy;
+      if ((e >= ny || row >= yr || col >= yc) &&
+          (kb_t_get(type, Yb, e, 0) != KB_T_SENT || kb_t_get(type, Yb, e, 1) != (cplx ? -KB_T_SENT : 0.0))) {
+        snprintf(why, cap, "%s: entry %" PRId64 " wrote outside Y (row %" PRId64 ", col %" PRId64 ")",
+                 desc, b, row, col);
+        goto out;
+      }
+    }
+    if (use_oracle) {
+      int64_t nbad;
+      double worst = 0;
+      if (kb_oracle_gekmm(type, (kronblasSideMode_t)P->side, (kronblasOperation_t)P->tX,
+                          (kronblasOperation_t)P->tF, P->m, P->n, P->p, P->q, al, Xb, ldx, Fb, ldf, be,
+                          Y0b, ldy, ref, mag) != 0) {
+        snprintf(why, cap, "%s: the oracle refused it", desc);
+        goto out;
+      }
+      nbad = kb_oracle_compare(type, (kronblasSideMode_t)P->side, P->m, P->L, Yb, ldy, ref, mag, sumlen,
+                               cplx ? 4.0 : 2.0, &worst);
+      if (nbad != 0) {
+        const kb_oracle_bad_t *w = kb_oracle_last_bad();
+        snprintf(why, cap, "%s: %" PRId64 " wrong in entry %" PRId64 ", first (r=%" PRId64 ", l=%" PRId64
+                 ") got (%.9g,%.9g) want (%.9g,%.9g)", desc, nbad, b, w->r, w->l, w->got_re, w->got_im,
+                 w->want_re, w->want_im);
+        goto out;
+      }
+    } else {
+      double rel = 0;
+      int rc = kb_identity_check(type, (kronblasSideMode_t)P->side, (kronblasOperation_t)P->tX,
+                                 (kronblasOperation_t)P->tF, P->m, P->n, P->p, P->q, Xb, ldx, Fb, ldf, Yb,
+                                 ldy, kb_rng_next(&r), &rel);
+      if (rc != 0) {
+        snprintf(why, cap, "%s: randomised identity rc %d, relative error %.3g", desc, rc, rel);
+        goto out;
+      }
+    }
+  }
+  bad = 0;
+  if (Yout != NULL) {
+    *Yout = Y;
+    *ldy_out = ldy;
+    Y = NULL;
+  }
+out:
+  free(X);
+  free(Y);
+  free(Y0);
+  for (i = 0; i < P->n; i++)
+    free(F[i]);
+  free(ref);
+  free(mag);
+  return bad;
+}
+
+static void kb_t_dims(kb_t_prob_t *P)
+{
+  int64_t i;
+  P->K = P->L = 1;
+  for (i = 0; i < P->n; i++) {
+    P->K *= P->p[i];
+    P->L *= P->q[i];
+  }
+}
+
+/* Runs one problem under the forced plan; records the first failure. */
+static void kb_t_one(kronblasHandle_t h, kb_t_prob_t *P, uint64_t seed, int use_oracle, int *nbad,
+                     int *nrun, char *first, size_t cap)
+{
+  char why[700];
+  kb_t_dims(P);
+  kb_cpu_test_force_plan(P->fuse, P->strategy);
+  kronblasSetNumThreads(h, P->nthreads);
+  (*nrun)++;
+  if (kb_t_run(h, P, seed, use_oracle, NULL, NULL, why, sizeof why) != 0) {
+    if (*nbad == 0)
+      snprintf(first, cap, "%s", why);
+    (*nbad)++;
+  }
+  kb_cpu_test_force_plan(0, -1);
+}
+
+typedef struct {
+  int64_t m, n, p, q;
+} kb_t_shape_t;
+
+/* The issue's CPU shapes at reduced m, those with K beyond 2^16 also with
+ * fewer factors (the identity check costs O(K sum p) in long double), and
+ * the m = 1 matrix-vector case. */
+static const kb_t_shape_t kb_t_issue[] = {
+  { 3, 5, 8, 8 }, { 3, 4, 16, 16 }, { 2, 3, 32, 32 }, { 3, 2, 64, 64 }, { 2, 2, 128, 128 },
+  { 5, 7, 3, 3 }, { 3, 6, 6, 6 }, { 2, 3, 16, 16 }, { 1, 5, 8, 8 },
+};
+
+static double kb_t_now(void)
+{
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+int main(void)
+{
+  const uint64_t seed = kb_test_seed();
+  kronblasHandle_t h = NULL;
+  kb_rng_t r;
+  int ti, k;
+  double t0;
+  char first[800];
+
+  printf("# seed %" PRIu64 " (KRONBLAS_TEST_SEED=%" PRIu64 " reproduces this run), kernels %s\n", seed, seed,
+         KB_TEST_ISA);
+  if (kb_cpu_test_force_isa(KB_TEST_ISA) != 0)
+    tap_skip_all("this CPU or build has no %s kernels", KB_TEST_ISA);
+  kb_rng_seed(&r, seed);
+  tap_plan(1 + 4 * 4);
+  tap_ok(kronblasCreateWithBackend(&h, KRONBLAS_BACKEND_CPU) == KRONBLAS_STATUS_SUCCESS, "CPU handle");
+
+  t0 = kb_t_now();
+  /* 1. the issue's shapes at reduced m, both sides, random transposes */
+  for (ti = 0; ti < 4; ti++) {
+    const kronblasDataType_t type = kb_t_types[ti];
+    int nbad = 0, nrun = 0;
+    size_t si;
+    first[0] = '\0';
+    for (si = 0; si < sizeof kb_t_issue / sizeof kb_t_issue[0]; si++) {
+      const kb_t_shape_t *S = &kb_t_issue[si];
+      kb_t_prob_t P;
+      int64_t K = 1, n = S->n, i;
+      for (i = 0; i < n; i++)
+        K *= S->p;
+      /* the complex identity check is four times dearer: fewer factors
+       * where it would cost more than about 2^19 terms */
+      while (kb_oracle_type_is_complex(type) && n > 2 && K * n * S->p > (1 << 19)) {
+        n--;
+        K /= S->p;
+      }
+      /* one side per shape and type: every side meets every shape over
+       * the four types */
+      for (k = 0; k < (K < 4096 ? 2 : 1); k++) {
+        memset(&P, 0, sizeof P);
+        P.type = type;
+        P.side = K < 4096 ? k : (int)((si + (size_t)ti) % 2);
+        P.tX = (int)kb_rng_range(&r, 0, 2);
+        P.tF = (int)kb_rng_range(&r, 0, 2);
+        P.m = S->m;
+        P.n = n;
+        for (i = 0; i < n; i++) {
+          P.p[i] = S->p;
+          P.q[i] = S->q;
+        }
+        P.batch = 1;
+        P.strategy = -1;
+        P.nthreads = (int)kb_rng_range(&r, 1, 3);
+        P.alpha_one = 1;
+        P.beta_zero = 1;
+        P.pad = kb_rng_range(&r, 0, 1) * kb_rng_range(&r, 1, 5);
+        kb_t_one(h, &P, kb_rng_next(&r), 0, &nbad, &nrun, first, sizeof first);
+      }
+    }
+    tap_ok(nbad == 0, "%s: the issue's shapes at reduced m against the randomised identity: %d of %d wrong%s%s",
+           kb_oracle_type_name(type), nbad, nrun, nbad ? ": " : "", first);
+  }
+
+  tap_diag("issue shapes: %.2f s", kb_t_now() - t0);
+  t0 = kb_t_now();
+  /* 2. every fusion depth under both strategies, against the explicit
+   * product: small factors so that long chains stay cheap */
+  for (ti = 0; ti < 4; ti++) {
+    const kronblasDataType_t type = kb_t_types[ti];
+    int nbad = 0, nrun = 0, strat, fuse;
+    first[0] = '\0';
+    for (strat = KB_CPU_PASSES; strat <= KB_CPU_PER_ROW; strat++)
+      for (fuse = 0; fuse <= 6; fuse++) {
+        kb_t_prob_t P;
+        int64_t i, KL = 1;
+        memset(&P, 0, sizeof P);
+        P.type = type;
+        P.side = (int)kb_rng_range(&r, 0, 1);
+        P.tX = (int)kb_rng_range(&r, 0, 2);
+        P.tF = (int)kb_rng_range(&r, 0, 2);
+        P.m = kb_rng_range(&r, 1, 40);
+        P.n = 6;
+        for (i = 0; i < P.n; i++) {
+          P.p[i] = kb_rng_range(&r, 1, 4);
+          P.q[i] = kb_rng_range(&r, 1, 4);
+          KL *= P.p[i] * P.q[i];
+        }
+        /* keep the explicit product cheap */
+        for (i = 0; KL > (1 << 15); i = (i + 1) % P.n)
+          if (P.p[i] > 1) {
+            KL /= P.p[i];
+            P.p[i] = 1;
+          }
+        P.batch = kb_rng_range(&r, 1, 2);
+        while (P.m > 1 && P.m * KL * P.batch * P.n > (1 << 20))
+          P.m = (P.m + 1) / 2;
+        P.fuse = fuse;
+        P.strategy = strat;
+        P.nthreads = (int)kb_rng_range(&r, 1, 3);
+        P.alpha_one = (int)kb_rng_range(&r, 0, 1);
+        P.beta_zero = (int)kb_rng_range(&r, 0, 1);
+        P.pad = kb_rng_range(&r, 0, 3);
+        kb_t_one(h, &P, kb_rng_next(&r), 1, &nbad, &nrun, first, sizeof first);
+      }
+    tap_ok(nbad == 0, "%s: fusion depth 1..6 and whole chains, rows and slices as lanes, against the explicit "
+           "product: %d of %d wrong%s%s", kb_oracle_type_name(type), nbad, nrun, nbad ? ": " : "", first);
+  }
+
+  tap_diag("fusion depths: %.2f s", kb_t_now() - t0);
+  t0 = kb_t_now();
+  /* 3. random odd shapes: p, q up to 13 and the occasional 52, random
+   * everything else, against the explicit product */
+  for (ti = 0; ti < 4; ti++) {
+    const kronblasDataType_t type = kb_t_types[ti];
+    int nbad = 0, nrun = 0, c;
+    first[0] = '\0';
+    for (c = 0; c < 30; c++) {
+      kb_t_prob_t P;
+      int64_t i, KL = 1;
+      memset(&P, 0, sizeof P);
+      P.type = type;
+      P.side = (int)kb_rng_range(&r, 0, 1);
+      P.tX = (int)kb_rng_range(&r, 0, 2);
+      P.tF = (int)kb_rng_range(&r, 0, 2);
+      P.m = kb_rng_range(&r, 0, 3) == 0 ? 1 : kb_rng_range(&r, 2, 70);
+      P.n = kb_rng_range(&r, 1, 4);
+      for (i = 0; i < P.n; i++) {
+        P.p[i] = kb_rng_range(&r, 0, 9) == 0 ? 52 : kb_rng_range(&r, 1, 13);
+        P.q[i] = kb_rng_range(&r, 0, 9) == 0 ? 52 : kb_rng_range(&r, 1, 13);
+        if (KL * P.p[i] * P.q[i] > (1 << 16)) {
+          P.p[i] = kb_rng_range(&r, 1, 3);
+          P.q[i] = kb_rng_range(&r, 1, 3);
+        }
+        KL *= P.p[i] * P.q[i];
+      }
+      P.batch = kb_rng_range(&r, 1, 3);
+      /* the explicit product costs m K L n per entry */
+      while (P.m > 1 && P.m * KL * P.batch * P.n > (1 << 19))
+        P.m = (P.m + 1) / 2;
+      P.fuse = kb_rng_range(&r, 0, 1) ? 0 : (int)kb_rng_range(&r, 1, 3);
+      P.strategy = (int)kb_rng_range(&r, -1, 1);
+      P.nthreads = (int)kb_rng_range(&r, 1, 3);
+      P.alpha_one = (int)kb_rng_range(&r, 0, 1);
+      P.beta_zero = (int)kb_rng_range(&r, 0, 1);
+      P.pad = kb_rng_range(&r, 0, 1) * kb_rng_range(&r, 1, 17);
+      kb_t_one(h, &P, kb_rng_next(&r), 1, &nbad, &nrun, first, sizeof first);
+    }
+    tap_ok(nbad == 0, "%s: random odd shapes (p, q in 1..13 and 52, m in 1..70, batches, padding, alpha, "
+           "beta, conjugation) against the explicit product: %d of %d wrong%s%s", kb_oracle_type_name(type),
+           nbad, nrun, nbad ? ": " : "", first);
+  }
+
+  tap_diag("random shapes: %.2f s", kb_t_now() - t0);
+  t0 = kb_t_now();
+  /* 4. 1, 2 and 3 threads give the same values (within the rounding bound
+   * of the oracle, which each also meets) */
+  for (ti = 0; ti < 4; ti++) {
+    const kronblasDataType_t type = kb_t_types[ti];
+    static const kb_t_shape_t sh[] = { { 1, 4, 8, 8 }, { 3, 3, 8, 8 }, { 13, 3, 5, 5 }, { 16, 2, 12, 12 } };
+    const double eps = kb_oracle_eps(type);
+    int nbad = 0, nrun = 0;
+    size_t si;
+    first[0] = '\0';
+    for (si = 0; si < sizeof sh / sizeof sh[0]; si++) {
+      kb_t_prob_t P;
+      void *Yt[3] = { NULL, NULL, NULL };
+      int64_t ldy = 0, i, e, nY;
+      const uint64_t dseed = kb_rng_next(&r);
+      char why[700];
+      double ymax = 0;
+      int t, ok = 1;
+      memset(&P, 0, sizeof P);
+      P.type = type;
+      P.side = (int)kb_rng_range(&r, 0, 1);
+      P.tX = (int)kb_rng_range(&r, 0, 2);
+      P.tF = (int)kb_rng_range(&r, 0, 2);
+      P.m = sh[si].m;
+      P.n = sh[si].n;
+      for (i = 0; i < P.n; i++) {
+        P.p[i] = sh[si].p;
+        P.q[i] = sh[si].q;
+      }
+      P.batch = 1;
+      P.strategy = -1;
+      P.alpha_one = 1;
+      P.beta_zero = 1;
+      kb_t_dims(&P);
+      for (t = 0; t < 3; t++) {
+        P.nthreads = t + 1;
+        kronblasSetNumThreads(h, P.nthreads);
+        nrun++;
+        if (kb_t_run(h, &P, dseed, P.K * P.L <= (1 << 20), &Yt[t], &ldy, why, sizeof why) != 0) {
+          if (nbad == 0)
+            snprintf(first, sizeof first, "%s", why);
+          ok = 0;
+        }
+      }
+      /* LEFT: L x m, RIGHT: m x L, stored with ldy; the bound is the
+       * oracle's with the largest magnitude in Y */
+      nY = P.side == KRONBLAS_SIDE_LEFT ? ldy * (P.m - 1) + P.L : ldy * (P.L - 1) + P.m;
+      if (ok)
+        for (e = 0; e < nY; e++)
+          if (fabs(kb_t_get(type, Yt[0], e, 0)) + fabs(kb_t_get(type, Yt[0], e, 1)) > ymax)
+            ymax = fabs(kb_t_get(type, Yt[0], e, 0)) + fabs(kb_t_get(type, Yt[0], e, 1));
+      for (t = 1; t < 3 && ok; t++)
+        for (e = 0; e < nY && ok; e++) {
+          int part;
+          for (part = 0; part < 2; part++) {
+            double a = kb_t_get(type, Yt[0], e, part), b = kb_t_get(type, Yt[t], e, part);
+            if (fabs(a - b) > 4.0 * (double)(P.n * (P.p[0] + 1) + 2) * eps * ymax) {
+              if (nbad == 0)
+                snprintf(first, sizeof first, "%s m=%" PRId64 " %" PRId64 "x%" PRId64 "^%" PRId64
+                         ": element %" PRId64 " differs between 1 and %d threads: %.9g vs %.9g",
+                         kb_oracle_type_name(type), P.m, P.p[0], P.q[0], P.n, e, t + 1, a, b);
+              ok = 0;
+            }
+          }
+        }
+      if (!ok)
+        nbad++;
+      for (t = 0; t < 3; t++)
+        free(Yt[t]);
+    }
+    tap_ok(nbad == 0, "%s: 1, 2 and 3 threads agree (m = 1, 3, 13, 16): %d of %d runs wrong%s%s",
+           kb_oracle_type_name(type), nbad, nrun, nbad ? ": " : "", first);
+  }
+
+  tap_diag("thread counts: %.2f s", kb_t_now() - t0);
+  kronblasDestroy(h);
+  kb_cpu_test_force_isa(NULL);
+  return tap_done();
+}

@@ -1,0 +1,845 @@
+/*
+ * kronblas-bench - times GEKMM through kronblas on the CPU or CUDA backend,
+ * next to in-run baselines (the shuffle algorithm and per-factor GEMMs,
+ * through OpenBLAS or cuBLAS) and the machine's ceilings, and verifies the
+ * result against the test oracle.  `kronblas-bench --help` says how.
+ *
+ * This file: command line, shapes, the CPU rows and the output.  The GPU
+ * rows are in bench_gpu.c, the OpenBLAS baselines in bench_cpu.c, what both
+ * share in bench_common.c.
+ */
+#ifdef HAVE_CONFIG_H
+#include <config.h>
+#endif
+
+#include "kb_bench.h"
+#include "../tests/kb_oracle.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+/* ------------------------------------------------------------ shapes */
+
+/* Issue 3's standard GPU shapes: LEFT side, X contiguous along K. */
+static const char *const kb_bench_standard[] = {
+  "1024_8x8^5", "1024_8x8^6", "1024_16x16^4", "1024_16x16^5", "1024_32x32^3",
+  "1024_32x32^4", "1024_64x64^2", "1024_64x64^3", "1024_128x128^2", "320_128x128^3",
+  "16_8x8^8", "16_16x16^6", "16_32x32^5", "16_64x64^4", "16_128x128^3", NULL
+};
+
+/* Issue 4's CPU shapes. */
+static const char *const kb_bench_cpu_shapes[] = {
+  "1024_8x8^5", "1024_16x16^4", "1024_32x32^3", "1024_64x64^2", "16_8x8^6", "16_16x16^5",
+  "16_32x32^4", "16_64x64^3", "256_128x128^2", "1024_3x3^7", "1024_6x6^6", NULL
+};
+
+/* The seed paper's Table 4 (real-world shapes); "2^7 x 2^7" read as seven
+ * 2x2 factors.  20_2x2^9 is listed twice there and run once here. */
+static const char *const kb_bench_realworld[] = {
+  "20_2x2^7", "20_2x2^9", "50_2x2^9", "20_2x2^10", "1_2x2^11",
+  "10_52x50,65x20", "50_32x8,64x128", "10_52x65,50x20",
+  "4_2x2^9", "8_2x2^9", "16_2x2^9",
+  "4_8x8^3", "8_8x8^3", "16_8x8^3", "20_8x8^3",
+  "1024_3x3^7", "1024_4x4^7", "1024_6x6^7",
+  "1_5x5^3,2x2", "1_5x5^2,2x2,25x25",
+  "1526_4x4^6", "156_8x8^3", "2967_4x4^7",
+  "16_8x8^8", "16_16x16^6", "16_32x32^6", "16_64x64^3", NULL
+};
+
+static int kb_bench_parse_i64(const char **s, int64_t *v)
+{
+  char *end;
+  long long x;
+  if (**s < '0' || **s > '9')
+    return -1;
+  errno = 0;
+  x = strtoll(*s, &end, 10);
+  if (errno != 0 || x < 0)
+    return -1;
+  *v = x;
+  *s = end;
+  return 0;
+}
+
+/* The factor list written back with runs compressed: 8x8^5, 4x5,3x3. */
+static void kb_bench_shape_names(kb_bench_shape_t *sh)
+{
+  size_t len = 0;
+  int i = 0;
+  sh->factors[0] = '\0';
+  while (i < sh->n) {
+    int j = i;
+    while (j + 1 < sh->n && sh->p[j + 1] == sh->p[i] && sh->q[j + 1] == sh->q[i])
+      j++;
+    len += (size_t)snprintf(sh->factors + len, len < sizeof sh->factors ? sizeof sh->factors - len : 0,
+                            "%s%" PRId64 "x%" PRId64, i ? "," : "", sh->p[i], sh->q[i]);
+    if (j > i && len < sizeof sh->factors)
+      len += (size_t)snprintf(sh->factors + len, sizeof sh->factors - len, "^%d", j - i + 1);
+    i = j + 1;
+  }
+  snprintf(sh->name, sizeof sh->name, "%" PRId64 "_%s", sh->m, sh->factors);
+}
+
+/* M_PxQ^N, or M_ followed by a comma list of PxQ or PxQ^N.  0 or an error
+ * message. */
+static const char *kb_bench_parse_shape(const char *s, kb_bench_shape_t *sh)
+{
+  int64_t p, q, reps, K = 1, e;
+  memset(sh, 0, sizeof *sh);
+  if (kb_bench_parse_i64(&s, &sh->m) || *s++ != '_')
+    return "expected M_ at the start";
+  for (;;) {
+    if (kb_bench_parse_i64(&s, &p) || (*s != 'x' && *s != 'X'))
+      return "expected a factor PxQ";
+    s++;
+    if (kb_bench_parse_i64(&s, &q))
+      return "expected Q after PxQ";
+    reps = 1;
+    if (*s == '^') {
+      s++;
+      if (kb_bench_parse_i64(&s, &reps) || reps < 1)
+        return "expected a count N >= 1 after ^";
+    }
+    if (reps > KB_BENCH_MAXF - sh->n)
+      return "too many factors";
+    while (reps-- > 0) {
+      sh->p[sh->n] = p;
+      sh->q[sh->n] = q;
+      sh->n++;
+      if (__builtin_mul_overflow(K, p > q ? p : q, &K))
+        return "sizes overflow int64";
+    }
+    if (*s == '\0')
+      break;
+    if (*s++ != ',')
+      return "expected , between factors";
+  }
+  if (__builtin_mul_overflow(K, sh->m, &e))
+    return "sizes overflow int64";
+  kb_bench_shape_names(sh);
+  return NULL;
+}
+
+/* ----------------------------------------------------------- options */
+
+typedef struct {
+  kb_bench_opts_t o;
+  kronblasSideMode_t side;
+  kronblasOperation_t transX, transF;
+  kronblasDataType_t types[8];
+  int ntypes;
+  int backend;                 /* -1 auto, else kronblasBackend_t */
+  int ceilings;                /* measure the GEMM rate and copy bandwidth */
+  const char *csv;
+  kb_bench_shape_t *shapes;
+  int nshapes, capshapes;
+} kb_bench_cli_t;
+
+static const char *kb_bench_prog = "kronblas-bench";
+
+static void kb_bench_usage(FILE *f)
+{
+  fprintf(f,
+"Usage: %s [options] SHAPE...\n"
+"Times Y = (F_0 (x) ... (x) F_{n-1}) X (GEKMM) through kronblas next to in-run\n"
+"baselines and the machine's ceilings.\n"
+"\n"
+"SHAPE  M_PxQ^N        N equal factors of P rows contracted, Q produced, m = M\n"
+"                      vectors (e.g. 1024_8x8^5: K = L = 8^5 = 32768)\n"
+"       M_PxQ,PxQ^N,.. distinct factors, F_0 first (e.g. 16_4x5,3x3,8x2)\n"
+"\n"
+"Options\n"
+"  --shapes LIST       add a named set (comma list): standard (issue 3's 15 GPU\n"
+"                      shapes), cpu (issue 4's 11 CPU shapes), realworld (the\n"
+"                      FastKron paper's Table 4)\n"
+"  --side left|right   LEFT: Y (LxM) = op(F_0)(x)..(x)op(F_n-1) op(X); RIGHT:\n"
+"                      Y (MxL) = op(X) op(F_0)(x)..   (default left)\n"
+"  --trans XF          op of X and of the factors, each N, T or C (default NN;\n"
+"                      left/NN and right/TN keep X contiguous along K)\n"
+"  --type LIST         s, d, c, z, comma separated or repeated (default s)\n"
+"  --backend B         cpu, cuda or auto (kronblasCreate's choice; default)\n"
+"  --warmup N          untimed calls first (default 2)\n"
+"  --reps N            timed calls; the median is reported (default 10)\n"
+"  --threads N         CPU threads for kronblas (kronblasSetNumThreads) and the\n"
+"                      CPU baselines (default: OpenMP's count)\n"
+"  --verify            check kronblas' result: the oracle (explicit Kronecker\n"
+"                      product in long double) on as many vectors as fit in\n"
+"                      K*L*(vectors + factors) <= 2^26, else (large K*L) the\n"
+"                      randomised identity on all vectors; prints PASS/FAIL\n"
+"                      with the error relative to the rounding bound\n"
+"  --baselines         run the baselines and ceilings (default when available)\n"
+"  --no-baselines      time kronblas only\n"
+"  --no-ceilings       skip measuring the ceilings (no floor%%; for quick runs)\n"
+"  --csv FILE          also write CSV rows to FILE (- for stdout; the table then\n"
+"                      goes to stderr)\n"
+"  --seed N            seed of the random inputs (default KRONBLAS_TEST_SEED or\n"
+"                      the clock; printed)\n"
+"  --max-mem GIB       skip rows needing more memory (default 70%% of RAM on the\n"
+"                      CPU, 90%% of free device memory on the GPU)\n"
+"  -h, --help          this text\n"
+"\n"
+"Per row: median ms, GFLOP/s (TFLOP/s in the GPU table) with FLOPs =\n"
+"sum_i 2 m K_i q_i, K_i the vector length when factor i is applied (factors\n"
+"applied last first, K_i starting at prod p and scaled by q_i/p_i), times 4\n"
+"for complex types.  With baselines: each baseline's median ms, kronblas'\n"
+"speedup over it, and floor%% = 100 * floor / kronblas' time with\n"
+"floor = max(FLOPs / GEMM rate, (bytes of X + bytes of Y) / copy bandwidth).\n"
+"\n"
+"Baselines (same buffers, same threads, results checked against kronblas'\n"
+"within a first-order rounding bound, so a broken baseline cannot flatter):\n"
+"  shuffle  per factor one GEMM over the contracted index and a transpose that\n"
+"           rotates the produced index to the end (what GPyTorch does)\n"
+"  gemm     per factor a (strided-batched) GEMM over slices, no transposes;\n"
+"           n/a when X and Y run along different directions\n"
+"  Both are n/a for a conjugated X (--trans C?), which BLAS cannot express.\n"
+"CPU: OpenBLAS GEMMs (the GEMM baseline loops over slices; transposes use\n"
+"OpenMP threads); ceilings: OpenBLAS GEMM of the type on 2048^3 (1024^3 for\n"
+"complex) and a threaded 256 MiB memcpy.  GPU: cuBLAS (strided-batched)\n"
+"GEMMs and a tiled transpose kernel, CUDA-event timing; ceilings: cuBLAS GEMM\n"
+"of the type with CUBLAS_PEDANTIC_MATH (no TF32) on 8192^3 (4096^3 complex)\n"
+"and a 1 GiB device-to-device cudaMemcpy (bytes read + written).\n"
+"Inputs are uniform in [-1,1), alpha = 1, beta = 0; Y is poisoned (NaN)\n"
+"before the verified call.  On the CPU, kronblas is timed 0.12 s after the\n"
+"last OpenBLAS call, once OpenBLAS' idle threads stopped spinning.\n"
+"\n"
+"CSV columns: shape,m,factors,type,side,trans,backend,threads,ms,gflops,\n"
+"floor_pct,baseline_shuffle_ms,baseline_gemm_ms,speedup_shuffle,speedup_gemm,\n"
+"verify (empty where not measured; verify is PASS, FAIL or -).\n"
+"\n"
+"Exit status: 0 if every row ran (or was skipped for memory) and checked out,\n"
+"1 if kronblas failed, a verification failed or a baseline disagreed, 2 on\n"
+"bad arguments.\n",
+          kb_bench_prog);
+}
+
+static void kb_bench_bad_args(const char *fmt, const char *arg)
+{
+  fprintf(stderr, "%s: ", kb_bench_prog);
+  fprintf(stderr, fmt, arg);
+  fprintf(stderr, "\n");
+  fprintf(stderr, "Usage: %s [options] SHAPE...   (%s --help explains)\n", kb_bench_prog, kb_bench_prog);
+  exit(2);
+}
+
+static void kb_bench_add_shape(kb_bench_cli_t *c, const char *s)
+{
+  const char *err;
+  int i;
+  if (c->nshapes == c->capshapes) {
+    int cap = c->capshapes ? 2 * c->capshapes : 32;
+    kb_bench_shape_t *n = realloc(c->shapes, (size_t)cap * sizeof *n);
+    if (n == NULL) {
+      fprintf(stderr, "%s: out of memory\n", kb_bench_prog);
+      exit(1);
+    }
+    c->shapes = n;
+    c->capshapes = cap;
+  }
+  err = kb_bench_parse_shape(s, &c->shapes[c->nshapes]);
+  if (err != NULL) {
+    fprintf(stderr, "%s: bad shape '%s': %s\n", kb_bench_prog, s, err);
+    kb_bench_bad_args("shapes look like 1024_8x8^5 or 16_4x5,3x3,8x2%s", "");
+  }
+  for (i = 0; i < c->nshapes; i++)
+    if (!strcmp(c->shapes[i].name, c->shapes[c->nshapes].name))
+      return;
+  c->nshapes++;
+}
+
+static void kb_bench_add_set(kb_bench_cli_t *c, const char *list)
+{
+  char buf[256], *tok, *save = NULL;
+  snprintf(buf, sizeof buf, "%s", list);
+  for (tok = strtok_r(buf, ",", &save); tok != NULL; tok = strtok_r(NULL, ",", &save)) {
+    const char *const *set = !strcmp(tok, "standard") ? kb_bench_standard
+                             : !strcmp(tok, "cpu") ? kb_bench_cpu_shapes
+                             : !strcmp(tok, "realworld") ? kb_bench_realworld : NULL;
+    if (set == NULL)
+      kb_bench_bad_args("unknown shape set '%s' (standard, cpu, realworld)", tok);
+    for (; *set != NULL; set++)
+      kb_bench_add_shape(c, *set);
+  }
+}
+
+static int kb_bench_parse_op(char ch, kronblasOperation_t *op)
+{
+  switch (ch) {
+  case 'N': case 'n': *op = KRONBLAS_OP_N; return 0;
+  case 'T': case 't': *op = KRONBLAS_OP_T; return 0;
+  case 'C': case 'c': *op = KRONBLAS_OP_C; return 0;
+  default: return -1;
+  }
+}
+
+static long kb_bench_parse_count(const char *s, const char *what, long lo)
+{
+  char *end;
+  long v;
+  errno = 0;
+  v = strtol(s, &end, 10);
+  if (errno != 0 || *s == '\0' || *end != '\0' || v < lo || v > 1000000)
+    kb_bench_bad_args(what, s);
+  return v;
+}
+
+static void kb_bench_parse_cli(int argc, char **argv, kb_bench_cli_t *c)
+{
+  enum { O_SHAPES = 256, O_SIDE, O_TRANS, O_TYPE, O_BACKEND, O_WARMUP, O_REPS, O_THREADS, O_CSV,
+         O_VERIFY, O_NO_VERIFY, O_BASELINES, O_NO_BASELINES, O_SEED, O_MAXMEM, O_NO_CEILINGS };
+  static const struct option longopts[] = {
+    { "shapes", required_argument, NULL, O_SHAPES },
+    { "side", required_argument, NULL, O_SIDE },
+    { "trans", required_argument, NULL, O_TRANS },
+    { "type", required_argument, NULL, O_TYPE },
+    { "backend", required_argument, NULL, O_BACKEND },
+    { "warmup", required_argument, NULL, O_WARMUP },
+    { "reps", required_argument, NULL, O_REPS },
+    { "threads", required_argument, NULL, O_THREADS },
+    { "csv", required_argument, NULL, O_CSV },
+    { "verify", no_argument, NULL, O_VERIFY },
+    { "no-verify", no_argument, NULL, O_NO_VERIFY },
+    { "baselines", no_argument, NULL, O_BASELINES },
+    { "no-baselines", no_argument, NULL, O_NO_BASELINES },
+    { "no-ceilings", no_argument, NULL, O_NO_CEILINGS },
+    { "seed", required_argument, NULL, O_SEED },
+    { "max-mem", required_argument, NULL, O_MAXMEM },
+    { "help", no_argument, NULL, 'h' },
+    { NULL, 0, NULL, 0 }
+  };
+  int ch, i, types_given = 0;
+
+  memset(c, 0, sizeof *c);
+  c->side = KRONBLAS_SIDE_LEFT;
+  c->transX = c->transF = KRONBLAS_OP_N;
+  c->backend = -1;
+  c->o.warmup = 2;
+  c->o.reps = 10;
+  c->o.baselines = 1;
+  c->ceilings = 1;
+  c->o.seed = kb_test_seed();
+  opterr = 0;
+  while ((ch = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+    switch (ch) {
+    case O_SHAPES:
+      kb_bench_add_set(c, optarg);
+      break;
+    case O_SIDE:
+      if (!strcmp(optarg, "left") || !strcmp(optarg, "L"))
+        c->side = KRONBLAS_SIDE_LEFT;
+      else if (!strcmp(optarg, "right") || !strcmp(optarg, "R"))
+        c->side = KRONBLAS_SIDE_RIGHT;
+      else
+        kb_bench_bad_args("--side wants left or right, not '%s'", optarg);
+      break;
+    case O_TRANS:
+      if (strlen(optarg) != 2 || kb_bench_parse_op(optarg[0], &c->transX) ||
+          kb_bench_parse_op(optarg[1], &c->transF))
+        kb_bench_bad_args("--trans wants two of N, T, C (op of X, op of the factors), not '%s'", optarg);
+      break;
+    case O_TYPE: {
+      const char *s = optarg;
+      if (!types_given)
+        c->ntypes = 0;
+      types_given = 1;
+      for (; *s; s++) {
+        kronblasDataType_t t;
+        if (*s == ',')
+          continue;
+        switch (*s) {
+        case 's': case 'S': t = KRONBLAS_R_32F; break;
+        case 'd': case 'D': t = KRONBLAS_R_64F; break;
+        case 'c': case 'C': t = KRONBLAS_C_32F; break;
+        case 'z': case 'Z': t = KRONBLAS_C_64F; break;
+        default: kb_bench_bad_args("--type wants s, d, c or z (comma list), not '%s'", optarg); return;
+        }
+        for (i = 0; i < c->ntypes && c->types[i] != t; i++)
+          ;
+        if (i == c->ntypes)
+          c->types[c->ntypes++] = t;
+      }
+      break;
+    }
+    case O_BACKEND:
+      if (!strcmp(optarg, "cpu"))
+        c->backend = KRONBLAS_BACKEND_CPU;
+      else if (!strcmp(optarg, "cuda"))
+        c->backend = KRONBLAS_BACKEND_CUDA;
+      else if (!strcmp(optarg, "auto"))
+        c->backend = -1;
+      else
+        kb_bench_bad_args("--backend wants cpu, cuda or auto, not '%s'", optarg);
+      break;
+    case O_WARMUP:
+      c->o.warmup = (int)kb_bench_parse_count(optarg, "--warmup wants a count >= 0, not '%s'", 0);
+      break;
+    case O_REPS:
+      c->o.reps = (int)kb_bench_parse_count(optarg, "--reps wants a count >= 1, not '%s'", 1);
+      break;
+    case O_THREADS:
+      c->o.threads = (int)kb_bench_parse_count(optarg, "--threads wants a count >= 1, not '%s'", 1);
+      break;
+    case O_CSV:
+      c->csv = optarg;
+      break;
+    case O_VERIFY:
+      c->o.verify = 1;
+      break;
+    case O_NO_VERIFY:
+      c->o.verify = 0;
+      break;
+    case O_BASELINES:
+      c->o.baselines = 1;
+      break;
+    case O_NO_BASELINES:
+      c->o.baselines = 0;
+      break;
+    case O_NO_CEILINGS:
+      c->ceilings = 0;
+      break;
+    case O_SEED: {
+      char *end;
+      errno = 0;
+      c->o.seed = strtoull(optarg, &end, 0);
+      if (errno != 0 || *optarg == '\0' || *end != '\0')
+        kb_bench_bad_args("--seed wants a number, not '%s'", optarg);
+      break;
+    }
+    case O_MAXMEM: {
+      char *end;
+      double g = strtod(optarg, &end);
+      if (*optarg == '\0' || *end != '\0' || !(g > 0.0) || g > 1e6)
+        kb_bench_bad_args("--max-mem wants a size in GiB > 0, not '%s'", optarg);
+      c->o.max_mem = g * 1073741824.0;
+      break;
+    }
+    case 'h':
+      kb_bench_usage(stdout);
+      exit(0);
+    case ':':
+      kb_bench_bad_args("option %s needs an argument", argv[optind - 1]);
+      break;
+    default:
+      kb_bench_bad_args("unknown option %s", argv[optind - 1]);
+      break;
+    }
+  }
+  if (c->ntypes == 0)
+    c->types[c->ntypes++] = KRONBLAS_R_32F;
+  for (i = optind; i < argc; i++)
+    kb_bench_add_shape(c, argv[i]);
+  if (c->nshapes == 0)
+    kb_bench_bad_args("no shapes given%s (e.g. 1024_8x8^5 or --shapes cpu)", "");
+}
+
+/* ----------------------------------------------------------- CPU rows */
+
+static double kb_bench_now(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void *kb_bench_alloc(int64_t count, size_t esz)
+{
+  size_t bytes = ((size_t)(count > 0 ? count : 1) * esz + 63) & ~(size_t)63;
+  return aligned_alloc(64, bytes);
+}
+
+/* Runs, checks and times one baseline plan on the CPU. */
+static void kb_bench_cpu_baseline(const kb_bench_prob_t *pb, const kb_bench_opts_t *o, int nthreads,
+    const kb_bench_plan_t *pl, const void *X, const void *const *F, const void *Y, void *Yb,
+    void *W0, void *W1, double bound, double *ms, double *err, int *bad, char *note, size_t notelen)
+{
+  double *t = malloc((size_t)o->reps * sizeof *t);
+  int rep;
+  if (t == NULL) {
+    snprintf(note, notelen, "n/a: out of memory");
+    return;
+  }
+  kb_oracle_poison(pb->type, Yb, pb->ycount);
+  if (kb_bench_cpu_run_plan(pb, pl, X, F, Yb, W0, W1, nthreads) != 0) {
+    snprintf(note, notelen, "n/a: could not run");
+    goto out;
+  }
+  *err = kb_bench_max_diff(pb, Y, Yb);
+  if (!(*err <= bound)) {
+    *bad = 1;
+    snprintf(note, notelen, "MISMATCH with kronblas: max |diff| %.3g > bound %.3g", *err, bound);
+    goto out;
+  }
+  for (rep = -o->warmup; rep < o->reps; rep++) {
+    double t0 = kb_bench_now();
+    kb_bench_cpu_run_plan(pb, pl, X, F, Yb, W0, W1, nthreads);
+    if (rep >= 0)
+      t[rep] = kb_bench_now() - t0;
+  }
+  *ms = 1e3 * kb_bench_median(t, o->reps);
+out:
+  free(t);
+}
+
+static void kb_bench_cpu_row(kronblasHandle_t h, const kb_bench_prob_t *pb, const kb_bench_opts_t *o,
+    int nthreads, double gemm_rate, double copy_bw, kb_bench_result_t *r)
+{
+  void *X = NULL, *Y = NULL, *Yb = NULL, *W0 = NULL, *W1 = NULL, *F[KB_BENCH_MAXF] = { NULL };
+  double *t = NULL, need, limit = o->max_mem;
+  kb_bench_plan_t *shuf = NULL, *gemm = NULL;
+  int baselines = o->baselines && kb_bench_cpu_have_blas();
+  size_t ws = 0;
+  int i, rep;
+  kronblasStatus_t st;
+
+  r->backend = "cpu";
+  r->threads = nthreads;
+  if (limit <= 0.0)
+    limit = 0.7 * (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
+  st = kronblasGetWorkspaceSize(h, pb->type, pb->side, pb->transX, pb->transF, pb->m, pb->n, pb->p,
+                                pb->q, &ws);
+  if (st != KRONBLAS_STATUS_SUCCESS) {
+    snprintf(r->note, sizeof r->note, "kronblasGetWorkspaceSize: %s", kronblasGetStatusName(st));
+    return;
+  }
+  shuf = malloc(sizeof *shuf);
+  gemm = malloc(sizeof *gemm);
+  t = malloc((size_t)o->reps * sizeof *t);
+  if (shuf == NULL || gemm == NULL || t == NULL) {
+    snprintf(r->note, sizeof r->note, "out of memory");
+    goto out;
+  }
+  kb_bench_plan_shuffle(pb, shuf);
+  kb_bench_plan_gemm(pb, gemm);
+  need = (double)(pb->xcount + pb->ycount) * (double)pb->esz + (double)ws;
+  for (i = 0; i < pb->n; i++)
+    need += (double)pb->fcount[i] * (double)pb->esz;
+  if (baselines && (shuf->ok || gemm->ok))
+    need += (double)(pb->ycount + 2 * pb->m * pb->smax) * (double)pb->esz;
+  if (need > limit) {
+    snprintf(r->note, sizeof r->note, "skipped: needs %.1f GiB, limit %.1f GiB (--max-mem)",
+             need / 1073741824.0, limit / 1073741824.0);
+    goto out;
+  }
+
+  X = kb_bench_alloc(pb->xcount, pb->esz);
+  Y = kb_bench_alloc(pb->ycount, pb->esz);
+  for (i = 0; i < pb->n; i++)
+    F[i] = kb_bench_alloc(pb->fcount[i], pb->esz);
+  for (i = 0; i < pb->n && F[i] != NULL; i++)
+    ;
+  if (X == NULL || Y == NULL || i < pb->n) {
+    snprintf(r->note, sizeof r->note, "skipped: host memory could not be had");
+    goto out;
+  }
+  kb_bench_fill(pb, o->seed, X, F);
+
+  if (o->verify) {
+    kb_oracle_poison(pb->type, Y, pb->ycount);
+    st = kb_bench_call(h, pb, X, (const void *const *)F, Y);
+    if (st != KRONBLAS_STATUS_SUCCESS) {
+      r->verify = "FAIL";
+      snprintf(r->verify_msg, sizeof r->verify_msg, "kronblas returned %s", kronblasGetStatusName(st));
+      snprintf(r->note, sizeof r->note, "kronblas failed: %s", kronblasGetStatusName(st));
+      goto out;
+    }
+    kb_bench_verify(pb, X, (const void *const *)F, Y, o->seed, r);
+  }
+
+  /* a single call is a smoke run, not worth waiting for */
+  if (nthreads > 1 && o->warmup + o->reps > 1)
+    kb_bench_cpu_settle();
+  for (rep = -o->warmup; rep < o->reps; rep++) {
+    double t0 = kb_bench_now();
+    st = kb_bench_call(h, pb, X, (const void *const *)F, Y);
+    if (st != KRONBLAS_STATUS_SUCCESS) {
+      snprintf(r->note, sizeof r->note, "kronblas failed: %s", kronblasGetStatusName(st));
+      goto out;
+    }
+    if (rep >= 0)
+      t[rep] = kb_bench_now() - t0;
+  }
+  r->ran = 1;
+  r->ms = 1e3 * kb_bench_median(t, o->reps);
+  r->gflops = pb->flops / (r->ms * 1e-3) / 1e9;
+  kb_bench_floor(pb, gemm_rate, copy_bw, r);
+
+  if (!o->baselines)
+    goto out;
+  if (!kb_bench_cpu_have_blas()) {
+    snprintf(r->shuffle_note, sizeof r->shuffle_note, "n/a: built without OpenBLAS");
+    snprintf(r->gemm_note, sizeof r->gemm_note, "n/a: built without OpenBLAS");
+    goto out;
+  }
+  if (!shuf->ok)
+    snprintf(r->shuffle_note, sizeof r->shuffle_note, "n/a: %s", shuf->why);
+  if (!gemm->ok)
+    snprintf(r->gemm_note, sizeof r->gemm_note, "n/a: %s", gemm->why);
+  if (!shuf->ok && !gemm->ok)
+    goto out;
+  Yb = kb_bench_alloc(pb->ycount, pb->esz);
+  W0 = kb_bench_alloc(pb->m * pb->smax, pb->esz);
+  W1 = kb_bench_alloc(pb->m * pb->smax, pb->esz);
+  if (Yb == NULL || W0 == NULL || W1 == NULL) {
+    snprintf(r->shuffle_note, sizeof r->shuffle_note, "n/a: host memory could not be had");
+    snprintf(r->gemm_note, sizeof r->gemm_note, "n/a: host memory could not be had");
+    goto out;
+  }
+  r->err_bound = kb_bench_abs_bound(pb, X, (const void *const *)F, pb->cplx ? 4.0 : 2.0);
+  if (shuf->ok)
+    kb_bench_cpu_baseline(pb, o, nthreads, shuf, X, (const void *const *)F, Y, Yb, W0, W1, r->err_bound,
+                          &r->shuffle_ms, &r->shuffle_err, &r->shuffle_bad, r->shuffle_note,
+                          sizeof r->shuffle_note);
+  if (gemm->ok)
+    kb_bench_cpu_baseline(pb, o, nthreads, gemm, X, (const void *const *)F, Y, Yb, W0, W1, r->err_bound,
+                          &r->gemm_ms, &r->gemm_err, &r->gemm_bad, r->gemm_note, sizeof r->gemm_note);
+out:
+  free(X);
+  free(Y);
+  free(Yb);
+  free(W0);
+  free(W1);
+  for (i = 0; i < pb->n; i++)
+    free(F[i]);
+  free(t);
+  free(shuf);
+  free(gemm);
+}
+
+/* ------------------------------------------------------------ output */
+
+static const char *kb_bench_op_name(kronblasOperation_t op)
+{
+  return op == KRONBLAS_OP_N ? "N" : op == KRONBLAS_OP_T ? "T" : "C";
+}
+
+/* A number for the CSV, empty when unknown. */
+static void kb_bench_csv_num(FILE *f, double v)
+{
+  if (isfinite(v))
+    fprintf(f, ",%.6g", v);
+  else
+    fputc(',', f);
+}
+
+/* CSV field, quoted when it holds a comma. */
+static void kb_bench_csv_str(FILE *f, const char *s, int first)
+{
+  if (!first)
+    fputc(',', f);
+  if (strchr(s, ',') != NULL)
+    fprintf(f, "\"%s\"", s);
+  else
+    fputs(s, f);
+}
+
+static void kb_bench_csv_row(FILE *f, const kb_bench_cli_t *c, const kb_bench_prob_t *pb,
+    const kb_bench_result_t *r)
+{
+  char trans[3];
+  snprintf(trans, sizeof trans, "%s%s", kb_bench_op_name(c->transX), kb_bench_op_name(c->transF));
+  kb_bench_csv_str(f, pb->shape->name, 1);
+  fprintf(f, ",%" PRId64, pb->m);
+  kb_bench_csv_str(f, pb->shape->factors, 0);
+  fprintf(f, ",%s,%s,%s,%s,%d", kb_oracle_type_name(pb->type),
+          c->side == KRONBLAS_SIDE_LEFT ? "left" : "right", trans, r->backend, r->threads);
+  kb_bench_csv_num(f, r->ms);
+  kb_bench_csv_num(f, r->gflops);
+  kb_bench_csv_num(f, r->floor_pct);
+  kb_bench_csv_num(f, r->shuffle_ms);
+  kb_bench_csv_num(f, r->gemm_ms);
+  kb_bench_csv_num(f, r->shuffle_ms / r->ms);
+  kb_bench_csv_num(f, r->gemm_ms / r->ms);
+  fprintf(f, ",%s\n", r->verify);
+  fflush(f);
+}
+
+static void kb_bench_fmt(char *buf, size_t len, const char *fmt, double v)
+{
+  if (isfinite(v))
+    snprintf(buf, len, fmt, v);
+  else
+    snprintf(buf, len, "-");
+}
+
+static void kb_bench_table_head(FILE *f, int gpu)
+{
+  fprintf(f, "%-24s %-4s %-7s %10s %9s %7s %11s %7s %11s %7s  %s\n", "shape", "type", "backend", "ms",
+          gpu ? "TFLOP/s" : "GFLOP/s", "floor%", "shuffle_ms", "speedup", "gemm_ms", "speedup", "verify");
+}
+
+static void kb_bench_table_row(FILE *f, const kb_bench_prob_t *pb, const kb_bench_result_t *r, int gpu)
+{
+  char ms[32], rate[32], fl[32], sm[32], sx[32], gm[32], gx[32];
+  kb_bench_fmt(ms, sizeof ms, "%.4f", r->ms);
+  kb_bench_fmt(rate, sizeof rate, gpu ? "%.3f" : "%.2f", gpu ? r->gflops * 1e-3 : r->gflops);
+  kb_bench_fmt(fl, sizeof fl, "%.1f%%", r->floor_pct);
+  kb_bench_fmt(sm, sizeof sm, "%.4f", r->shuffle_ms);
+  kb_bench_fmt(sx, sizeof sx, "%.2fx", r->shuffle_ms / r->ms);
+  kb_bench_fmt(gm, sizeof gm, "%.4f", r->gemm_ms);
+  kb_bench_fmt(gx, sizeof gx, "%.2fx", r->gemm_ms / r->ms);
+  fprintf(f, "%-24s %-4s %-7s %10s %9s %7s %11s %7s %11s %7s  %s\n", pb->shape->name,
+          kb_oracle_type_name(pb->type), r->backend, ms, rate, fl, sm, sx, gm, gx, r->verify);
+  if (r->note[0])
+    fprintf(f, "    note: %s\n", r->note);
+  if (r->verify_msg[0])
+    fprintf(f, "    verify: %s\n", r->verify_msg);
+  if (r->shuffle_note[0])
+    fprintf(f, "    shuffle: %s\n", r->shuffle_note);
+  if (r->gemm_note[0])
+    fprintf(f, "    gemm: %s\n", r->gemm_note);
+  fflush(f);
+}
+
+/* -------------------------------------------------------------- main */
+
+int main(int argc, char **argv)
+{
+  kb_bench_cli_t c;
+  kronblasHandle_t h = NULL;
+  kronblasBackend_t be = KRONBLAS_BACKEND_CPU;
+  double gemm_rate[4] = { 0, 0, 0, 0 }, copy_bw = 0.0;
+  int have_rate[4] = { 0, 0, 0, 0 }, have_bw = 0;
+  FILE *table = stdout, *csv = NULL;
+  int gpu = 0, nthreads = 1, version = 0, si, ti, status = 0;
+  char devdesc[256] = "";
+  kronblasStatus_t st;
+
+  if (argc > 0 && argv[0] != NULL) {
+    const char *s = strrchr(argv[0], '/');
+    kb_bench_prog = s ? s + 1 : argv[0];
+    if (!strncmp(kb_bench_prog, "lt-", 3))
+      kb_bench_prog += 3;
+  }
+  kb_bench_parse_cli(argc, argv, &c);
+
+  if (c.backend == KRONBLAS_BACKEND_CUDA) {
+    if (!kb_bench_gpu_built()) {
+      fprintf(stderr, "%s: cuda backend not available: kronblas-bench was built without CUDA\n",
+              kb_bench_prog);
+      return 1;
+    }
+    st = kronblasCreateWithBackend(&h, KRONBLAS_BACKEND_CUDA);
+    if (st != KRONBLAS_STATUS_SUCCESS) {
+      fprintf(stderr, "%s: cuda backend not available (%s); running the baselines only\n",
+              kb_bench_prog, kronblasGetStatusName(st));
+      h = NULL;
+    }
+    be = KRONBLAS_BACKEND_CUDA;
+  } else {
+    st = c.backend == KRONBLAS_BACKEND_CPU ? kronblasCreateWithBackend(&h, KRONBLAS_BACKEND_CPU)
+                                           : kronblasCreate(&h);
+    if (st != KRONBLAS_STATUS_SUCCESS) {
+      fprintf(stderr, "%s: kronblasCreate: %s\n", kb_bench_prog, kronblasGetStatusName(st));
+      return 1;
+    }
+    kronblasGetBackend(h, &be);
+  }
+  gpu = be == KRONBLAS_BACKEND_CUDA;
+  if (gpu && !kb_bench_gpu_open(devdesc, sizeof devdesc)) {
+    fprintf(stderr, "%s: no usable CUDA device: %s\n", kb_bench_prog, devdesc[0] ? devdesc : "none found");
+    if (h != NULL)
+      kronblasDestroy(h);
+    return 1;
+  }
+  if (!gpu && c.o.threads > 0) {
+    st = kronblasSetNumThreads(h, c.o.threads);
+    if (st != KRONBLAS_STATUS_SUCCESS)
+      fprintf(stderr, "%s: kronblasSetNumThreads: %s\n", kb_bench_prog, kronblasGetStatusName(st));
+  }
+#ifdef _OPENMP
+  nthreads = c.o.threads > 0 ? c.o.threads : omp_get_max_threads();
+#else
+  nthreads = 1;
+#endif
+  if (gpu)
+    nthreads = 0;
+
+  if (c.csv != NULL) {
+    if (!strcmp(c.csv, "-")) {
+      csv = stdout;
+      table = stderr;
+    } else if ((csv = fopen(c.csv, "w")) == NULL) {
+      fprintf(stderr, "%s: cannot write %s: %s\n", kb_bench_prog, c.csv, strerror(errno));
+      if (h != NULL)
+        kronblasDestroy(h);
+      return 1;
+    }
+    fprintf(csv, "shape,m,factors,type,side,trans,backend,threads,ms,gflops,floor_pct,"
+                 "baseline_shuffle_ms,baseline_gemm_ms,speedup_shuffle,speedup_gemm,verify\n");
+  }
+
+  kronblasGetVersion(NULL, &version);
+  fprintf(table, "# kronblas-bench: kronblas %d.%d.%d, %s side, trans %s%s, seed 0x%016" PRIx64 "\n",
+          version / 10000, version / 100 % 100, version % 100,
+          c.side == KRONBLAS_SIDE_LEFT ? "left" : "right", kb_bench_op_name(c.transX),
+          kb_bench_op_name(c.transF), c.o.seed);
+  if (gpu)
+    fprintf(table, "# backend cuda on %s%s\n", devdesc,
+            h == NULL ? "; cuda backend not available: baselines only" : "");
+  else
+    fprintf(table, "# backend cpu, %d threads%s\n", nthreads,
+            c.o.baselines && !kb_bench_cpu_have_blas() ? "; built without OpenBLAS: no baselines, no GEMM ceiling" : "");
+  kb_bench_table_head(table, gpu);
+
+  for (ti = 0; ti < c.ntypes; ti++) {
+    kronblasDataType_t type = c.types[ti];
+    if (c.o.baselines && c.ceilings) {
+      if (!have_bw) {
+        copy_bw = gpu ? kb_bench_gpu_copy_bw() : kb_bench_cpu_copy_bw(nthreads);
+        have_bw = 1;
+      }
+      if (!have_rate[type]) {
+        gemm_rate[type] = gpu ? kb_bench_gpu_gemm_rate(type) : kb_bench_cpu_gemm_rate(type, nthreads);
+        have_rate[type] = 1;
+      }
+      if (gemm_rate[type] > 0.0)
+        fprintf(table, "# ceilings (%s): GEMM %.2f %s, copy %.2f GB/s (read + write)\n",
+                kb_oracle_type_name(type), gemm_rate[type] * (gpu ? 1e-12 : 1e-9),
+                gpu ? "TFLOP/s" : "GFLOP/s", copy_bw * 1e-9);
+      else
+        fprintf(table, "# ceilings (%s): GEMM not measured, copy %.2f GB/s (read + write)\n",
+                kb_oracle_type_name(type), copy_bw * 1e-9);
+    }
+    for (si = 0; si < c.nshapes; si++) {
+      kb_bench_prob_t pb;
+      kb_bench_result_t r;
+      kb_bench_result_init(&r);
+      if (kb_bench_prob_init(&pb, &c.shapes[si], type, c.side, c.transX, c.transF) != 0) {
+        kb_bench_shape_t *sh = &c.shapes[si];
+        fprintf(table, "%-24s %-4s skipped: sizes overflow\n", sh->name, kb_oracle_type_name(type));
+        continue;
+      }
+      if (gpu) {
+        if (kb_bench_gpu_row(h, &pb, &c.o, &r) != 0)
+          status = 1;
+        kb_bench_floor(&pb, gemm_rate[type], copy_bw, &r);
+      } else {
+        kb_bench_cpu_row(h, &pb, &c.o, nthreads, gemm_rate[type], copy_bw, &r);
+      }
+      if (!strcmp(r.verify, "FAIL") || r.shuffle_bad || r.gemm_bad ||
+          (!r.ran && strncmp(r.note, "skipped", 7) && !(gpu && h == NULL)))
+        status = 1;
+      kb_bench_table_row(table, &pb, &r, gpu);
+      if (csv != NULL)
+        kb_bench_csv_row(csv, &c, &pb, &r);
+    }
+  }
+
+  if (csv != NULL && csv != stdout)
+    fclose(csv);
+  if (gpu)
+    kb_bench_gpu_close();
+  if (h != NULL)
+    kronblasDestroy(h);
+  free(c.shapes);
+  return status;
+}
