@@ -169,6 +169,7 @@ static const double kb_eff_l2[5] = { 0.20, 0.20, 0.48, 0.48, 0.58 };
 #define KB_COST_PASS 70.0    /* one vector written to memory and read back */
 #define KB_COST_COPY 4.0     /* one vector copied within cache */
 #define KB_COST_CALL 300.0   /* one group on one row: descriptor, calls, setup */
+#define KB_COST_PAGE 60.0    /* a page walk (an L1 DTLB miss), about 30 cycles */
 
 typedef struct {
   int ng;
@@ -188,6 +189,7 @@ typedef struct {
   int x_lane_unit, x_kk_unit; /* X contiguous along the lanes / along k */
   int y_lane_unit, y_ll_unit;
   size_t l1, l2;           /* bytes two tile buffers may take to stay in L1, in L2 */
+  int64_t x_row_bytes, y_row_bytes, buf_row_bytes; /* PASSES: bytes between k-rows */
   int rowbuf_in_l2;        /* PER_ROW: the row buffers stay in L2 */
 } kb_cpu_model_t;
 
@@ -229,12 +231,13 @@ static double kb_cpu_group_cost(const kb_cpu_model_t *M, int hi, int lo, int64_t
   }
   for (nvt = 4; nvt >= 1; nvt /= 2) {
     const int nb = M->lanes_rows ? M->nb_rows : nvt * vl;
+    const int nvm = nb / vl >= 4 ? 4 : nb / vl;  /* vectors per micro-tile */
     /* one tile buffer when a single factor writes its output in place */
     const size_t tile = (hi == lo ? 1 : 2) * (size_t)mx * (size_t)nb * M->esz;
     const int64_t lanes = M->lanes_rows ? pb->m : S;
     double used, c;
     int in_l1;
-    if (M->lanes_rows && nb != nvt * vl)
+    if (M->lanes_rows && nvm != nvt)
       continue;
     if (2 * (size_t)mx * (size_t)nb * M->esz > M->l2 && (hi != lo || tile > ((size_t)64 << 20)))
       continue;
@@ -242,7 +245,7 @@ static double kb_cpu_group_cost(const kb_cpu_model_t *M, int hi, int lo, int64_t
      * block does and many row chunks read it again */
     in_l1 = tile <= M->l1 || ((size_t)pmax * (size_t)nb * M->esz <= M->l1 / 2 && qmin >= 24);
     used = (double)lanes / (double)(nb * kb_ceil_div(lanes, nb));
-    c = flops / vl / used / (in_l1 ? kb_eff_l1[nvt] : kb_eff_l2[nvt]);
+    c = flops / vl / used / (in_l1 ? kb_eff_l1[nvm] : kb_eff_l2[nvm]);
     if (M->lanes_rows) {
       if (first && !M->x_lane_unit)
         c += (double)Kin / vl * (M->x_kk_unit ? KB_COST_TR : KB_COST_SCALAR);
@@ -250,6 +253,13 @@ static double kb_cpu_group_cost(const kb_cpu_model_t *M, int hi, int lo, int64_t
         c += (double)len / vl * (M->y_ll_unit && S == 1 ? KB_COST_TR : KB_COST_SCALAR);
       if (!last)
         c += (double)len / vl * KB_COST_PASS;
+      /* column-layout operands: every k of a tile is a row of its own, a
+       * page apart when m is large, so each row a tile touches costs a TLB
+       * walk shared by its nb lanes */
+      if ((first ? M->x_row_bytes : M->buf_row_bytes) >= 4096)
+        c += (double)Kin * KB_COST_PAGE / nb;
+      if ((last ? M->y_row_bytes : M->buf_row_bytes) >= 4096)
+        c += (double)len * KB_COST_PAGE / nb;
     } else {
       /* blocks of a transpose are vl x vl: a group narrower than vl, or
        * its ragged end, pays for whole blocks */
@@ -389,7 +399,11 @@ kronblasStatus_t kb_cpu_plan(const kb_problem_t *pb, const kb_cpu_opt_t *kt, int
     M.x_kk_unit = pb->xs_k == 1;
     M.y_lane_unit = pb->ys_m == 1;
     M.y_ll_unit = pb->ys_l == 1;
-    for (nbr = vl * 4; nbr >= vl; nbr /= 2) {
+    M.x_row_bytes = pb->xs_k * (int64_t)esz;
+    M.y_row_bytes = pb->ys_l * (int64_t)esz;
+    M.buf_row_bytes = pb->m * (int64_t)esz;
+    /* wide tiles (up to whole rows of a column-layout X) share TLB walks */
+    for (nbr = vl * 4 * 16; nbr >= vl; nbr /= 2) {
       if (nbr > vl && nbr / 2 >= pb->m)
         continue;
       M.nb_rows = nbr;
