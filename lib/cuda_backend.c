@@ -20,7 +20,6 @@
 #include <cuda_runtime_api.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 static kronblasStatus_t kb_cuda_status(cudaError_t err, const char *what)
 {
@@ -56,14 +55,6 @@ static kronblasStatus_t kb_cuda_init(struct kronblasContext *h)
     return KRONBLAS_STATUS_ALLOC_FAILED;
   cs->device = dev;
   cs->nsm = nsm;
-  cs->policy = KRONBLAS_KERNELS_ALL;
-  cs->tuning = KRONBLAS_TUNING_MODEL;
-  {
-    const char *t = kb_env()->tune;
-    if (t != NULL && (!strcmp(t, "1") || !strcasecmp(t, "on") || !strcasecmp(t, "yes") ||
-                      !strcasecmp(t, "measure")))
-      cs->tuning = KRONBLAS_TUNING_MEASURE;
-  }
   h->backend_state = cs;
   return KRONBLAS_STATUS_SUCCESS;
 }
@@ -375,12 +366,12 @@ static kronblasStatus_t kb_cuda_gekmm(struct kronblasContext *h, const kb_proble
   rn.cs = cs;
   rn.pb = pb;
   rn.steps = steps;
-  if (cs->tuning == KRONBLAS_TUNING_MEASURE) {
+  if (h->tuning_mode == KRONBLAS_TUNING_MEASURE) {
     rn.nsteps = kb_cuda_plan_cached(h, pb, steps);
     if (rn.nsteps == 0)
       KB_CHECK_GOTO(kb_cuda_tune(h, pb, steps, &rn.nsteps), st, out);
   } else {
-    rn.nsteps = kb_cuda_plan(pb, cs->policy, cs->nsm, steps);
+    rn.nsteps = kb_cuda_plan(pb, h->kernel_policy, cs->nsm, steps);
   }
   rn.stream = h->stream;
   if (kb_env()->log_level >= KB_LOG_DEBUG) {

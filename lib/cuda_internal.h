@@ -15,8 +15,6 @@ typedef struct {
   int nsm;
   void *ws;                 /* device workspace owned by the handle */
   size_t ws_bytes;
-  int policy;               /* kronblasKernelPolicy_t */
-  int tuning;               /* kronblasTuningMode_t */
   struct kb_cuda_plan_entry *plans;   /* measured plans (cuda_tune.c) */
   void *cublas;             /* cublasHandle_t, created at the first cuBLAS step */
 } kb_cuda_state_t;

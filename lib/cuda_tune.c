@@ -48,7 +48,7 @@ int64_t kb_cuda_plan_cached(struct kronblasContext *h, const kb_problem_t *pb, k
   kb_cuda_state_t *cs = h->backend_state;
   struct kb_cuda_plan_entry *e;
   for (e = cs->plans; e != NULL; e = e->next)
-    if (kb_plan_matches(e, pb, cs->policy)) {
+    if (kb_plan_matches(e, pb, h->kernel_policy)) {
       memcpy(steps, e->steps, (size_t)e->nsteps * sizeof *steps);
       return e->nsteps;
     }
@@ -72,8 +72,8 @@ void kb_cuda_plans_free(kb_cuda_state_t *cs)
 }
 
 /* Keeps a copy of the plan; on no memory the plan is simply not kept. */
-static void kb_plan_remember(kb_cuda_state_t *cs, const kb_problem_t *pb, const kb_cuda_pstep_t *steps,
-                             int64_t nsteps)
+static void kb_plan_remember(kb_cuda_state_t *cs, const kb_problem_t *pb, int policy,
+                             const kb_cuda_pstep_t *steps, int64_t nsteps)
 {
   struct kb_cuda_plan_entry *e = calloc(1, sizeof *e), **pp;
   int64_t i, count = 0;
@@ -89,7 +89,7 @@ static void kb_plan_remember(kb_cuda_state_t *cs, const kb_problem_t *pb, const 
   e->contig = pb->xs_k == 1;
   e->y_contig = pb->ys_l == 1;
   e->devptr = pb->pointer_mode == KRONBLAS_POINTER_MODE_DEVICE;
-  e->policy = cs->policy;
+  e->policy = policy;
   e->m = pb->m;
   e->n = pb->nfactors;
   for (i = 0; i < pb->nfactors; i++) {
@@ -207,7 +207,7 @@ kronblasStatus_t kb_cuda_tune(struct kronblasContext *h, const kb_problem_t *pb,
     /* A user workspace sized for the call (which reads X in place) can be
      * too small to time the first launch on copies: plan by the model. */
     kb_log(KB_LOG_WARN, "no workspace to tune in (%zu bytes); planning by the model", 2 * buf);
-    *nsteps = kb_cuda_plan(pb, cs->policy, cs->nsm, steps);
+    *nsteps = kb_cuda_plan(pb, h->kernel_policy, cs->nsm, steps);
     return KRONBLAS_STATUS_SUCCESS;
   }
   memset(&tc, 0, sizeof tc);
@@ -231,11 +231,11 @@ kronblasStatus_t kb_cuda_tune(struct kronblasContext *h, const kb_problem_t *pb,
     cudaEventDestroy(tc.ev0);
     return KRONBLAS_STATUS_EXECUTION_FAILED;
   }
-  *nsteps = kb_cuda_plan_with(pb, cs->policy, kb_tune_cost, &tc, steps);
+  *nsteps = kb_cuda_plan_with(pb, h->kernel_policy, kb_tune_cost, &tc, steps);
   cudaEventDestroy(tc.ev0);
   cudaEventDestroy(tc.ev1);
   st = tc.st;
   if (st == KRONBLAS_STATUS_SUCCESS)
-    kb_plan_remember(cs, pb, steps, *nsteps);
+    kb_plan_remember(cs, pb, h->kernel_policy, steps, *nsteps);
   return st;
 }

@@ -48,6 +48,16 @@ static void kb_env_read(void)
   }
 }
 
+/* KRONBLAS_TUNE=1, on, yes or measure: new handles plan by measuring. */
+kronblasTuningMode_t kb_env_tuning_mode(void)
+{
+  const char *t = kb_env()->tune;
+  if (t != NULL && (!strcmp(t, "1") || !strcasecmp(t, "on") || !strcasecmp(t, "yes") ||
+                    !strcasecmp(t, "measure")))
+    return KRONBLAS_TUNING_MEASURE;
+  return KRONBLAS_TUNING_MODEL;
+}
+
 const kb_env_t *kb_env(void)
 {
   pthread_once(&kb_env_once, kb_env_read);

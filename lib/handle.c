@@ -104,6 +104,8 @@ kronblasStatus_t kronblasCreateWithBackend(kronblasHandle_t *handle, kronblasBac
   h->backend = backend;
   h->ops = ops;
   h->pointer_mode = KRONBLAS_POINTER_MODE_HOST;
+  h->kernel_policy = KRONBLAS_KERNELS_ALL;
+  h->tuning_mode = kb_env_tuning_mode();
   KB_CHECK_GOTO(ops->init(h), st, fail);
   KB_CHECK_GOTO(kb_registry_add(h), st, fail_fini);
   kb_log(KB_LOG_INFO, "created handle %p on the %s backend", (void *)h, ops->name);
@@ -224,6 +226,45 @@ kronblasStatus_t kronblasGetNumThreads(kronblasHandle_t h, int *nthreads)
   if (nthreads == NULL)
     return KRONBLAS_STATUS_INVALID_VALUE;
   *nthreads = h->nthreads;
+  return KRONBLAS_STATUS_SUCCESS;
+}
+
+/* Planning settings: stored on every backend so that Get returns what Set
+ * stored; only the CUDA backend's planner acts on them (kronblas.h). */
+kronblasStatus_t kronblasSetKernelPolicy(kronblasHandle_t h, kronblasKernelPolicy_t policy)
+{
+  KB_CHECK(kb_handle_check(h));
+  if (policy != KRONBLAS_KERNELS_ALL && policy != KRONBLAS_KERNELS_NO_FUSION &&
+      policy != KRONBLAS_KERNELS_GENERIC && policy != KRONBLAS_KERNELS_CUBLAS)
+    return KRONBLAS_STATUS_INVALID_VALUE;
+  h->kernel_policy = policy;
+  return KRONBLAS_STATUS_SUCCESS;
+}
+
+kronblasStatus_t kronblasGetKernelPolicy(kronblasHandle_t h, kronblasKernelPolicy_t *policy)
+{
+  KB_CHECK(kb_handle_check(h));
+  if (policy == NULL)
+    return KRONBLAS_STATUS_INVALID_VALUE;
+  *policy = h->kernel_policy;
+  return KRONBLAS_STATUS_SUCCESS;
+}
+
+kronblasStatus_t kronblasSetTuningMode(kronblasHandle_t h, kronblasTuningMode_t mode)
+{
+  KB_CHECK(kb_handle_check(h));
+  if (mode != KRONBLAS_TUNING_MODEL && mode != KRONBLAS_TUNING_MEASURE)
+    return KRONBLAS_STATUS_INVALID_VALUE;
+  h->tuning_mode = mode;
+  return KRONBLAS_STATUS_SUCCESS;
+}
+
+kronblasStatus_t kronblasGetTuningMode(kronblasHandle_t h, kronblasTuningMode_t *mode)
+{
+  KB_CHECK(kb_handle_check(h));
+  if (mode == NULL)
+    return KRONBLAS_STATUS_INVALID_VALUE;
+  *mode = h->tuning_mode;
   return KRONBLAS_STATUS_SUCCESS;
 }
 

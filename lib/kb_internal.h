@@ -53,6 +53,7 @@ typedef struct {
 } kb_env_t;
 
 const kb_env_t *kb_env(void);
+kronblasTuningMode_t kb_env_tuning_mode(void);
 void kb_log(int level, const char *fmt, ...)
 #if defined(__GNUC__)
   __attribute__((format(printf, 2, 3)))
@@ -159,6 +160,10 @@ struct kronblasContext {
   void *own_ws;                   /* host workspace owned by the handle (CPU backend) */
   size_t own_ws_bytes;
   int nthreads;                   /* 0: OpenMP default */
+  /* Planning settings, kept here so that Set/Get agree on every backend;
+   * only the CUDA backend acts on them today. */
+  kronblasKernelPolicy_t kernel_policy;
+  kronblasTuningMode_t tuning_mode;   /* starts from KRONBLAS_TUNE */
 };
 
 /* NOT_INITIALIZED unless h is a live handle of this process.  Never reads

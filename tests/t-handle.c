@@ -201,6 +201,14 @@ static int kb_all_not_initialized(kronblasHandle_t h, char *first, size_t cap)
   KB_NI(kronblasSetNumThreads(h, 1), "kronblasSetNumThreads");
   KB_NI(kronblasSetNumThreads(h, -1), "kronblasSetNumThreads(-1)");
   KB_NI(kronblasGetNumThreads(h, &nt), "kronblasGetNumThreads");
+  {
+    kronblasKernelPolicy_t pol;
+    kronblasTuningMode_t tm;
+    KB_NI(kronblasSetKernelPolicy(h, KRONBLAS_KERNELS_GENERIC), "kronblasSetKernelPolicy");
+    KB_NI(kronblasGetKernelPolicy(h, &pol), "kronblasGetKernelPolicy");
+    KB_NI(kronblasSetTuningMode(h, KRONBLAS_TUNING_MEASURE), "kronblasSetTuningMode");
+    KB_NI(kronblasGetTuningMode(h, &tm), "kronblasGetTuningMode");
+  }
   for (ti = 0; ti < 4; ti++)
     for (v = 0; v < KB_NVARIANTS; v++) {
       /* a valid problem (nothing is read: the handle is checked first) and
@@ -308,7 +316,7 @@ int main(void)
   char first[300];
   int i, j, ok;
 
-  tap_plan(22);
+  tap_plan(23);
   tap_diag("seed %" PRIu64 " (KRONBLAS_TEST_SEED=%" PRIu64 " reproduces this run)", seed, seed);
   kb_rng_seed(&r, seed);
 
@@ -479,6 +487,26 @@ int main(void)
          kronblasGetNumThreads(h, NULL) == KRONBLAS_STATUS_INVALID_VALUE &&
          kronblasSetNumThreads(h, 0) == KRONBLAS_STATUS_SUCCESS;
     tap_ok(ok, "thread count: 0 by default, set/get, negative is INVALID_VALUE and changes nothing");
+  }
+
+  /* ---- planning settings: stored on every backend, Get returns what Set stored */
+  {
+    kronblasKernelPolicy_t pol = KRONBLAS_KERNELS_ALL, pol0 = KRONBLAS_KERNELS_GENERIC;
+    kronblasTuningMode_t tm = KRONBLAS_TUNING_MODEL, tm0 = KRONBLAS_TUNING_MEASURE;
+    ok = kronblasGetKernelPolicy(h, &pol0) == KRONBLAS_STATUS_SUCCESS && pol0 == KRONBLAS_KERNELS_ALL &&
+         kronblasGetTuningMode(h, &tm0) == KRONBLAS_STATUS_SUCCESS &&
+         kronblasSetKernelPolicy(h, KRONBLAS_KERNELS_NO_FUSION) == KRONBLAS_STATUS_SUCCESS &&
+         kronblasSetKernelPolicy(h, (kronblasKernelPolicy_t)99) == KRONBLAS_STATUS_INVALID_VALUE &&
+         kronblasGetKernelPolicy(h, &pol) == KRONBLAS_STATUS_SUCCESS && pol == KRONBLAS_KERNELS_NO_FUSION &&
+         kronblasGetKernelPolicy(h, NULL) == KRONBLAS_STATUS_INVALID_VALUE &&
+         kronblasSetTuningMode(h, KRONBLAS_TUNING_MEASURE) == KRONBLAS_STATUS_SUCCESS &&
+         kronblasSetTuningMode(h, (kronblasTuningMode_t)-1) == KRONBLAS_STATUS_INVALID_VALUE &&
+         kronblasGetTuningMode(h, &tm) == KRONBLAS_STATUS_SUCCESS && tm == KRONBLAS_TUNING_MEASURE &&
+         kronblasGetTuningMode(h, NULL) == KRONBLAS_STATUS_INVALID_VALUE &&
+         kronblasSetKernelPolicy(h, pol0) == KRONBLAS_STATUS_SUCCESS &&
+         kronblasSetTuningMode(h, tm0) == KRONBLAS_STATUS_SUCCESS;
+    tap_ok(ok, "kernel policy and tuning mode: ALL by default, set/get agree on a CPU handle, out of range is "
+               "INVALID_VALUE and changes nothing (got policy %d, mode %d)", (int)pol, (int)tm);
   }
 
   /* ---- workspace */
