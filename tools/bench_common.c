@@ -14,6 +14,51 @@
 #include <stdlib.h>
 #include <string.h>
 
+int kb_bench_row_begin(kronblasHandle_t h, const kb_bench_prob_t *pb, int reps, kb_bench_result_t *r,
+    size_t *ws, kb_bench_plan_t **shuf, kb_bench_plan_t **gemm, double **t, double *base, double *extra)
+{
+  kronblasStatus_t st;
+  int i;
+
+  *ws = 0;
+  *shuf = NULL;
+  *gemm = NULL;
+  *t = NULL;
+  if (h != NULL) {
+    st = kronblasGetWorkspaceSize(h, pb->type, pb->side, pb->transX, pb->transF, pb->m, pb->n, pb->p,
+                                  pb->q, ws);
+    if (st != KRONBLAS_STATUS_SUCCESS) {
+      snprintf(r->note, sizeof r->note, "kronblasGetWorkspaceSize: %s", kronblasGetStatusName(st));
+      return -1;
+    }
+  }
+  *shuf = malloc(sizeof **shuf);
+  *gemm = malloc(sizeof **gemm);
+  *t = malloc((size_t)reps * sizeof **t);
+  if (*shuf == NULL || *gemm == NULL || *t == NULL) {
+    snprintf(r->note, sizeof r->note, "out of host memory");
+    kb_bench_row_end(*shuf, *gemm, *t);
+    *shuf = NULL;
+    *gemm = NULL;
+    *t = NULL;
+    return -1;
+  }
+  kb_bench_plan_shuffle(pb, *shuf);
+  kb_bench_plan_gemm(pb, *gemm);
+  *base = (double)(pb->xcount + pb->ycount) * (double)pb->esz + (double)*ws;
+  for (i = 0; i < pb->n; i++)
+    *base += (double)pb->fcount[i] * (double)pb->esz;
+  *extra = (double)(pb->ycount + 2 * pb->m * pb->smax) * (double)pb->esz;
+  return 0;
+}
+
+void kb_bench_row_end(kb_bench_plan_t *shuf, kb_bench_plan_t *gemm, double *t)
+{
+  free(t);
+  free(shuf);
+  free(gemm);
+}
+
 void kb_bench_result_init(kb_bench_result_t *r)
 {
   memset(r, 0, sizeof *r);

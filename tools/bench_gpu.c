@@ -341,27 +341,8 @@ int kb_bench_gpu_row(kronblasHandle_t h, const kb_bench_prob_t *pb, const kb_ben
   if (limit <= 0.0)
     limit = 0.9 * (double)freeb;
   hostlimit = 0.7 * (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
-  if (h != NULL) {
-    st = kronblasGetWorkspaceSize(h, pb->type, pb->side, pb->transX, pb->transF, pb->m, pb->n, pb->p,
-                                  pb->q, &ws);
-    if (st != KRONBLAS_STATUS_SUCCESS) {
-      snprintf(r->note, sizeof r->note, "kronblasGetWorkspaceSize: %s", kronblasGetStatusName(st));
-      return 0;
-    }
-  }
-  shuf = malloc(sizeof *shuf);
-  gemm = malloc(sizeof *gemm);
-  t = malloc((size_t)o->reps * sizeof *t);
-  if (shuf == NULL || gemm == NULL || t == NULL) {
-    snprintf(r->note, sizeof r->note, "out of host memory");
-    goto out;
-  }
-  kb_bench_plan_shuffle(pb, shuf);
-  kb_bench_plan_gemm(pb, gemm);
-  base = (double)(pb->xcount + pb->ycount) * (double)esz + (double)ws;
-  for (i = 0; i < pb->n; i++)
-    base += (double)pb->fcount[i] * (double)esz;
-  extra = (double)(pb->ycount + 2 * pb->m * pb->smax) * (double)esz;
+  if (kb_bench_row_begin(h, pb, o->reps, r, &ws, &shuf, &gemm, &t, &base, &extra) != 0)
+    return 0;
   hostneed = (double)(pb->xcount + 2 * pb->ycount) * (double)esz;
   if (base > limit || hostneed > hostlimit) {
     snprintf(r->note, sizeof r->note,
@@ -488,9 +469,7 @@ out:
   free(hX);
   free(hY);
   free(hYb);
-  free(t);
-  free(shuf);
-  free(gemm);
+  kb_bench_row_end(shuf, gemm, t);
   return rc;
 }
 

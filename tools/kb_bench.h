@@ -141,6 +141,16 @@ typedef struct {
   uint64_t seed;
 } kb_bench_opts_t;
 
+/* What a row needs in both modes before it allocates operands: the
+ * workspace kronblas reports (h may be NULL: then 0), both baseline plans,
+ * room for reps timings, and the bytes the row needs: *base for X, Y, the
+ * factors and the workspace, *extra for the baselines' buffers.  0 on
+ * success; else r->note says why and nothing is left allocated.  Release
+ * with kb_bench_row_end. */
+int kb_bench_row_begin(kronblasHandle_t h, const kb_bench_prob_t *pb, int reps, kb_bench_result_t *r,
+    size_t *ws, kb_bench_plan_t **shuf, kb_bench_plan_t **gemm, double **t, double *base, double *extra);
+void kb_bench_row_end(kb_bench_plan_t *shuf, kb_bench_plan_t *gemm, double *t);
+
 /* Median of n doubles (sorts v). */
 double kb_bench_median(double *v, int n);
 

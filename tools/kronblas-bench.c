@@ -493,7 +493,7 @@ static void kb_bench_cpu_row(kronblasHandle_t h, const kb_bench_prob_t *pb, cons
     int nthreads, double gemm_rate, double copy_bw, kb_bench_result_t *r)
 {
   void *X = NULL, *Y = NULL, *Yb = NULL, *W0 = NULL, *W1 = NULL, *F[KB_BENCH_MAXF] = { NULL };
-  double *t = NULL, need, limit = o->max_mem;
+  double *t = NULL, need, extra, limit = o->max_mem;
   kb_bench_plan_t *shuf = NULL, *gemm = NULL;
   int baselines = o->baselines && kb_bench_cpu_have_blas();
   size_t ws = 0;
@@ -504,26 +504,10 @@ static void kb_bench_cpu_row(kronblasHandle_t h, const kb_bench_prob_t *pb, cons
   r->threads = nthreads;
   if (limit <= 0.0)
     limit = 0.7 * (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
-  st = kronblasGetWorkspaceSize(h, pb->type, pb->side, pb->transX, pb->transF, pb->m, pb->n, pb->p,
-                                pb->q, &ws);
-  if (st != KRONBLAS_STATUS_SUCCESS) {
-    snprintf(r->note, sizeof r->note, "kronblasGetWorkspaceSize: %s", kronblasGetStatusName(st));
+  if (kb_bench_row_begin(h, pb, o->reps, r, &ws, &shuf, &gemm, &t, &need, &extra) != 0)
     return;
-  }
-  shuf = malloc(sizeof *shuf);
-  gemm = malloc(sizeof *gemm);
-  t = malloc((size_t)o->reps * sizeof *t);
-  if (shuf == NULL || gemm == NULL || t == NULL) {
-    snprintf(r->note, sizeof r->note, "out of memory");
-    goto out;
-  }
-  kb_bench_plan_shuffle(pb, shuf);
-  kb_bench_plan_gemm(pb, gemm);
-  need = (double)(pb->xcount + pb->ycount) * (double)pb->esz + (double)ws;
-  for (i = 0; i < pb->n; i++)
-    need += (double)pb->fcount[i] * (double)pb->esz;
   if (baselines && (shuf->ok || gemm->ok))
-    need += (double)(pb->ycount + 2 * pb->m * pb->smax) * (double)pb->esz;
+    need += extra;
   if (need > limit) {
     snprintf(r->note, sizeof r->note, "skipped: needs %.1f GiB, limit %.1f GiB (--max-mem)",
              need / 1073741824.0, limit / 1073741824.0);
@@ -609,9 +593,7 @@ out:
   free(W1);
   for (i = 0; i < pb->n; i++)
     free(F[i]);
-  free(t);
-  free(shuf);
-  free(gemm);
+  kb_bench_row_end(shuf, gemm, t);
 }
 
 /* ------------------------------------------------------------ output */
