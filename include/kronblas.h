@@ -272,6 +272,43 @@ typedef enum {
 kronblasStatus_t kronblasSetTuningMode(kronblasHandle_t handle, kronblasTuningMode_t mode);
 kronblasStatus_t kronblasGetTuningMode(kronblasHandle_t handle, kronblasTuningMode_t *mode);
 
+/* Tuning results ("wisdom", doc/tuning.md): the measured plans a handle
+ * keeps, saved to a text file and loaded into other handles and processes.
+ * A file holds the plans of one backend identity (the backend, and for CUDA
+ * the device name, SM count, compute capability, driver and runtime
+ * versions) and one library version, with a format version and a checksum
+ * of its contents; files are replaced atomically (a temporary file in the
+ * same directory, renamed over the target).  A NULL or empty path is
+ * INVALID_VALUE.
+ *
+ * kronblasExportWisdom writes the handle's measured plans to path.  When
+ * path already holds a valid file of the same identity and library
+ * version, its records are kept too (several runs accumulate; on equal
+ * problem keys the handle's plan wins); any other file is replaced with a
+ * warning.  A handle with no measured plans writes a valid file with zero
+ * records.  A path that cannot be created (missing directory, no
+ * permission, a directory) is INVALID_VALUE, a failed write
+ * EXECUTION_FAILED; either way path is left as it was and no temporary
+ * file remains.
+ *
+ * kronblasImportWisdom adds the plans of path to the handle (a plan of
+ * the file replaces the handle's own for the same key).  A missing,
+ * unreadable or corrupt file is INVALID_VALUE; a valid file of another
+ * identity, library version or format version is NOT_SUPPORTED; in both
+ * cases a warning is logged and the handle is unchanged.  Records the
+ * backend cannot use (a kernel this build lacks, a plan that does not fit
+ * its key) are skipped with a warning and the call succeeds.
+ *
+ * kronblasForgetWisdom drops the handle's measured plans (the next call of
+ * each shape in MEASURE mode measures again); files are not touched.
+ *
+ * With the environment variable KRONBLAS_WISDOM_FILE set, kronblasCreate
+ * imports that file when it exists (a file it cannot use is a warning,
+ * never an error), and a handle that measures a new plan exports to it. */
+kronblasStatus_t kronblasExportWisdom(kronblasHandle_t handle, const char *path);
+kronblasStatus_t kronblasImportWisdom(kronblasHandle_t handle, const char *path);
+kronblasStatus_t kronblasForgetWisdom(kronblasHandle_t handle);
+
 #ifdef __cplusplus
 }
 #endif

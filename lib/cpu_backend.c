@@ -25,20 +25,22 @@
 #include <omp.h>
 #endif
 
+/* h->backend_state: the handle's measured plans (lib/cpu_tune.c), NULL
+ * while there are none. */
 static kronblasStatus_t kb_cpu_init(struct kronblasContext *h)
 {
-  (void)h;
+  h->backend_state = NULL;
   return KRONBLAS_STATUS_SUCCESS;
 }
 
 static void kb_cpu_fini(struct kronblasContext *h)
 {
-  (void)h;
+  kb_cpu_tune_free(h);
 }
 
 /* Threads for one call: the handle's setting, else OpenMP's; one when the
  * caller is already inside a parallel region (no nested oversubscription). */
-static int kb_cpu_threads(const struct kronblasContext *h)
+int kb_cpu_handle_threads(const struct kronblasContext *h)
 {
 #ifdef _OPENMP
   if (omp_in_parallel())
@@ -457,6 +459,13 @@ static void kb_cpu_run_fast(const kb_cpu_plan_t *pl, const kb_problem_t *pb, cha
   }
 }
 
+void kb_cpu_run_plan(const kb_cpu_plan_t *pl, const kb_problem_t *pb, char *ws, const void *X,
+                     const void *const *F, void *Y, int64_t ys_m, int64_t ys_l)
+{
+  kb_cpu_pack_all(pl, pb, F, ws);
+  kb_cpu_run_fast(pl, pb, ws, X, Y, ys_m, ys_l, 1, 1);
+}
+
 /* Plans pb for the fast path with the threads this handle runs. */
 static kronblasStatus_t kb_cpu_fast_plan(const kb_problem_t *pb, int nthreads, kb_cpu_plan_t *pl)
 {
@@ -473,6 +482,24 @@ static size_t kb_cpu_fast_bytes(const kb_cpu_plan_t *pl)
   return pl->total + pl->ovl_bytes + 64;
 }
 
+/* The plan a call runs: in MEASURE mode the handle's measured plan (timed
+ * now on the first call of the key), else the model's.  A measured plan
+ * larger than a user workspace set since it was measured gives way to the
+ * model's, which is what kronblasGetWorkspaceSize promised room for. */
+static kronblasStatus_t kb_cpu_call_plan(struct kronblasContext *h, const kb_problem_t *pb, int nthreads,
+                                         kb_cpu_plan_t *pl)
+{
+  const kb_cpu_opt_t *kt = kb_cpu_kernels_for(pb->type);
+  if (kt == NULL)
+    return KRONBLAS_STATUS_NOT_SUPPORTED;
+  if (h->tuning_mode != KRONBLAS_TUNING_MEASURE)
+    return kb_cpu_plan(pb, kt, nthreads, pl);
+  KB_CHECK(kb_cpu_tuned_plan(h, pb, kt, nthreads, pl));
+  if (h->user_ws != NULL && kb_cpu_fast_bytes(pl) > h->user_ws_bytes)
+    return kb_cpu_plan(pb, kt, nthreads, pl);
+  return KRONBLAS_STATUS_SUCCESS;
+}
+
 static kronblasStatus_t kb_cpu_workspace_size(struct kronblasContext *h, const kb_problem_t *pb, size_t *bytes)
 {
   kb_cpu_ws_plan_t w;
@@ -481,8 +508,13 @@ static kronblasStatus_t kb_cpu_workspace_size(struct kronblasContext *h, const k
     *bytes = 0;
     return KRONBLAS_STATUS_SUCCESS;
   }
-  if (kb_cpu_fast_plan(pb, kb_cpu_threads(h), &pl) == KRONBLAS_STATUS_SUCCESS) {
+  if (kb_cpu_fast_plan(pb, kb_cpu_handle_threads(h), &pl) == KRONBLAS_STATUS_SUCCESS) {
     *bytes = kb_cpu_fast_bytes(&pl);
+    /* room for a measured plan too, where the handle holds one */
+    if (h->tuning_mode == KRONBLAS_TUNING_MEASURE &&
+        kb_cpu_cached_plan(h, pb, pl.kt, kb_cpu_handle_threads(h), &pl) &&
+        kb_cpu_fast_bytes(&pl) > *bytes)
+      *bytes = kb_cpu_fast_bytes(&pl);
     return KRONBLAS_STATUS_SUCCESS;
   }
   KB_CHECK(kb_cpu_ws_plan(pb, &w));
@@ -503,7 +535,7 @@ static kronblasStatus_t kb_cpu_gekmm_fast(struct kronblasContext *h, const kb_pr
   char *cws;
   int64_t b, i;
 
-  KB_CHECK(kb_cpu_fast_plan(pb, nthreads, &pl));
+  KB_CHECK(kb_cpu_call_plan(h, pb, nthreads, &pl));
   for (i = 0; i < pb->nfactors; i++)
     if (pb->strideF != NULL && pb->strideF[i] != 0)
       fixed_f = 0;
@@ -550,7 +582,7 @@ static kronblasStatus_t kb_cpu_gekmm_direct(struct kronblasContext *h, const kb_
   kronblasStatus_t st = KRONBLAS_STATUS_SUCCESS;
   const kb_cpu_kernels_t *kt = kb_cpu_ref_kernels[pb->type];
   const size_t esz = kb_type_size(pb->type);
-  const int nthreads = kb_cpu_threads(h);
+  const int nthreads = kb_cpu_handle_threads(h);
   const void *fstack[64];
   const void **Fb = fstack;
   kb_cpu_ws_plan_t w;
@@ -618,7 +650,7 @@ static kronblasStatus_t kb_cpu_gekmm_staged(struct kronblasContext *h, const kb_
     for (b = 0; b < pb->batch; b++)
       ref->xpby(pb->m, pb->L, T + (size_t)(b * ml) * esz, s.ys_m, s.ys_l,
                 (char *)pb->Y + (ptrdiff_t)(b * pb->strideY) * (ptrdiff_t)esz, pb->ys_m, pb->ys_l,
-                pb->beta, pb->beta_is_zero, kb_cpu_threads(h));
+                pb->beta, pb->beta_is_zero, kb_cpu_handle_threads(h));
   free(T);
   return st;
 }
@@ -639,4 +671,8 @@ const kb_backend_t kb_cpu_backend = {
   kb_cpu_workspace_size,
   NULL,
   NULL,
+  kb_cpu_wisdom_ident,
+  kb_cpu_wisdom_each,
+  kb_cpu_wisdom_add,
+  kb_cpu_tune_free,
 };

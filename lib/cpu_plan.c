@@ -170,6 +170,13 @@ static const double kb_eff_l2[5] = { 0.20, 0.20, 0.48, 0.48, 0.58 };
 #define KB_COST_COPY 4.0     /* one vector copied within cache */
 #define KB_COST_CALL 300.0   /* one group on one row: descriptor, calls, setup */
 #define KB_COST_PAGE 60.0    /* a page walk (an L1 DTLB miss), about 30 cycles */
+/* One element stored alone into a line that other tiles write much later
+ * (lanes = rows, Y contiguous along L, outputs of a lane S elements apart):
+ * the line is read for ownership and evicted once per element.  Fitted to
+ * PASSES against PER_ROW on the seven LEFT shapes with m >= 16 (1 thread):
+ * 20-45 units per element beyond KB_COST_SCALAR, measured ratios 2.3-10x
+ * where the model without it said 1.3-2.5x. */
+#define KB_COST_SCATTER 32.0
 
 typedef struct {
   int ng;
@@ -191,11 +198,39 @@ typedef struct {
   size_t l1, l2;           /* bytes two tile buffers may take to stay in L1, in L2 */
   int64_t x_row_bytes, y_row_bytes, buf_row_bytes; /* PASSES: bytes between k-rows */
   int rowbuf_in_l2;        /* PER_ROW: the row buffers stay in L2 */
+  int max_fuse;            /* at most this many factors per group; 0: any */
+  int force_nvt;           /* PER_ROW: vectors per tile (1, 2, 4); 0: the model's */
 } kb_cpu_model_t;
 
 static int64_t kb_ceil_div(int64_t a, int64_t b)
 {
   return (a + b - 1) / b;
+}
+
+/* The shape of the group hi..lo reading vectors of Kin elements (nb not
+ * set): products of p and q, slices, and the longest local vector (the
+ * input, then each sub-step's output). */
+static void kb_cpu_gplan_geom(const kb_problem_t *pb, int hi, int lo, int64_t Kin, kb_cpu_gplan_t *g)
+{
+  int64_t P = 1, Q = 1, mx, len, i;
+  for (i = hi; i >= lo; i--) {
+    P *= pb->p[i];
+    Q *= pb->q[i];
+  }
+  mx = P;
+  len = Kin;
+  for (i = hi; i >= lo; i--) {
+    len = len / pb->p[i] * pb->q[i];
+    if (len / (Kin / P) > mx)
+      mx = len / (Kin / P);
+  }
+  g->hi = hi;
+  g->lo = lo;
+  g->Kin = Kin;
+  g->P = P;
+  g->Q = Q;
+  g->S = Kin / P;
+  g->tile_elems = mx;
 }
 
 /* Cost per row of the group hi..lo reading vectors of Kin elements; fills g
@@ -231,6 +266,8 @@ static double kb_cpu_group_cost(const kb_cpu_model_t *M, int hi, int lo, int64_t
   }
   for (nvt = 4; nvt >= 1; nvt /= 2) {
     const int nb = M->lanes_rows ? M->nb_rows : nvt * vl;
+    if (!M->lanes_rows && M->force_nvt > 0 && nvt != M->force_nvt)
+      continue;
     const int nvm = nb / vl >= 4 ? 4 : nb / vl;  /* vectors per micro-tile */
     /* one tile buffer when a single factor writes its output in place */
     const size_t tile = (hi == lo ? 1 : 2) * (size_t)mx * (size_t)nb * M->esz;
@@ -251,6 +288,12 @@ static double kb_cpu_group_cost(const kb_cpu_model_t *M, int hi, int lo, int64_t
         c += (double)Kin / vl * (M->x_kk_unit ? KB_COST_TR : KB_COST_SCALAR);
       if (last && !M->y_lane_unit)
         c += (double)len / vl * (M->y_ll_unit && S == 1 ? KB_COST_TR : KB_COST_SCALAR);
+      /* a lane's outputs S apart: once they are a line apart, every element
+       * lands in a line of its own (the shares of a line several apart) */
+      if (last && !M->y_lane_unit && S > 1) {
+        const double share = (double)S * (double)M->esz / 64.0;
+        c += (double)len * KB_COST_SCATTER * (share < 1 ? share : 1);
+      }
       if (!last)
         c += (double)len / vl * KB_COST_PASS;
       /* column-layout operands: every k of a tile is a row of its own, a
@@ -311,7 +354,7 @@ static int kb_cpu_groups(const kb_cpu_model_t *M, kb_cpu_groups_t *gs)
     cut[h + 1] = -1;
     for (lo = h; lo >= 0 && h - lo < KB_CPU_GROUP_MAXF; lo--) {
       double c;
-      if (kb_cpu_test_max_fuse > 0 && h - lo >= kb_cpu_test_max_fuse)
+      if (M->max_fuse > 0 && h - lo >= M->max_fuse)
         break;
       if (f[lo] >= 1e300)
         continue;
@@ -341,111 +384,65 @@ static int kb_cpu_groups(const kb_cpu_model_t *M, kb_cpu_groups_t *gs)
 
 /* ---------------------------------------------------------------- plan */
 
-kronblasStatus_t kb_cpu_plan(const kb_problem_t *pb, const kb_cpu_opt_t *kt, int nthreads,
-                             kb_cpu_plan_t *pl)
+/* What every plan needs: problems the fast path takes and whose buffers
+ * can be addressed (byte counts below are formed in size_t; the rest goes
+ * to the reference path, which reports them).  *smax: the longest vector. */
+static kronblasStatus_t kb_cpu_plan_check(const kb_problem_t *pb, size_t esz, int64_t *smax)
 {
-  const size_t esz = kb_type_size(pb->type);
-  const int vl = kt->vl, m1 = pb->m == 1;
-  const int rows_layout = pb->x_contig_k || m1;
-  kb_cpu_groups_t gr, gp, gt;
-  kb_cpu_model_t M;
-  int use_rows = 0, nbr, k;
-  double cr = 1e300, cp = 1e300;
-  size_t off, tile_bytes = 0;
-  int64_t i, smax;
-
-  pthread_once(&kb_cpu_isa_once, kb_cpu_isa_pick);
-  memset(pl, 0, sizeof *pl);
+  int64_t pre = pb->K, suf = 1, e, i;
   if (pb->nfactors > KB_CPU_PLAN_MAXF || pb->K == 0)
     return KRONBLAS_STATUS_NOT_SUPPORTED;
-  /* Byte counts below are formed in size_t: leave problems whose buffers
-   * could not be addressed to the reference path (which reports them). */
-  {
-    int64_t pre = pb->K, suf = 1, e;
-    smax = pb->K;
-    for (i = pb->nfactors - 1; i >= 0; i--) {
-      pre /= pb->p[i] ? pb->p[i] : 1;
-      suf *= pb->q[i];
-      if (pre * suf > smax) smax = pre * suf;
-    }
-    if (__builtin_mul_overflow(pb->m, smax, &e) || (uint64_t)e > SIZE_MAX / 64 / esz)
-      return KRONBLAS_STATUS_NOT_SUPPORTED;
-  }
   for (i = 0; i < pb->nfactors; i++)
     if (pb->p[i] == 0)
       return KRONBLAS_STATUS_NOT_SUPPORTED;
-
-  memset(&M, 0, sizeof M);
-  M.pb = pb;
-  M.vl = vl;
-  M.cl = vl;
-  M.esz = esz;
-  M.l1 = kb_cpu_l1 * 3 / 4;
-  M.l2 = kb_cpu_l2 / 2;
-  M.rowbuf_in_l2 = 2 * (size_t)smax * esz <= kb_cpu_l2 / 2;
-
-  /* slices as lanes, every row through all groups (PER_ROW) */
-  if (rows_layout || kb_cpu_test_strategy == KB_CPU_PER_ROW) {
-    M.lanes_rows = 0;
-    M.x_kk_unit = pb->xs_k == 1;
-    M.y_lane_unit = pb->ys_l == 1;
-    if (kb_cpu_groups(&M, &gr) == 0)
-      cr = gr.cost;
+  *smax = pb->K;
+  for (i = pb->nfactors - 1; i >= 0; i--) {
+    pre /= pb->p[i];
+    suf *= pb->q[i];
+    if (pre * suf > *smax) *smax = pre * suf;
   }
-  /* rows as lanes, one pass per group (PASSES) */
-  if (!(rows_layout && m1) || kb_cpu_test_strategy == KB_CPU_PASSES) {
-    M.lanes_rows = 1;
-    M.x_lane_unit = pb->xs_m == 1;
-    M.x_kk_unit = pb->xs_k == 1;
-    M.y_lane_unit = pb->ys_m == 1;
-    M.y_ll_unit = pb->ys_l == 1;
-    M.x_row_bytes = pb->xs_k * (int64_t)esz;
-    M.y_row_bytes = pb->ys_l * (int64_t)esz;
-    M.buf_row_bytes = pb->m * (int64_t)esz;
-    /* wide tiles (up to whole rows of a column-layout X) share TLB walks */
-    for (nbr = vl * 4 * 16; nbr >= vl; nbr /= 2) {
-      if (nbr > vl && nbr / 2 >= pb->m)
-        continue;
-      M.nb_rows = nbr;
-      if (kb_cpu_groups(&M, &gt) == 0 && gt.cost < cp) {
-        cp = gt.cost;
-        gp = gt;
-      }
-    }
-  }
-  if (kb_cpu_test_strategy == KB_CPU_PER_ROW && cr < 1e300)
-    use_rows = 1;
-  else if (kb_cpu_test_strategy == KB_CPU_PASSES && cp < 1e300)
-    use_rows = 0;
-  else if (cr >= 1e300 && cp >= 1e300)
+  if (__builtin_mul_overflow(pb->m, *smax, &e) || (uint64_t)e > SIZE_MAX / 64 / esz)
     return KRONBLAS_STATUS_NOT_SUPPORTED;
-  else
-    use_rows = cr <= cp;
-  if (use_rows) {
-    pl->strategy = KB_CPU_PER_ROW;
-    pl->ngroups = gr.ng;
-    memcpy(pl->g, gr.g, sizeof(kb_cpu_gplan_t) * gr.ng);
-    pl->row_elems = gr.row_elems;
-  } else {
-    pl->strategy = KB_CPU_PASSES;
-    pl->ngroups = gp.ng;
-    memcpy(pl->g, gp.g, sizeof(kb_cpu_gplan_t) * gp.ng);
-    pl->buf_elems = gp.row_elems * pb->m;
-  }
+  return KRONBLAS_STATUS_SUCCESS;
+}
 
-  pl->kt = kt;
+static void kb_cpu_plan_log(const kb_cpu_plan_t *pl, const char *why, double cr, double cp)
+{
+  char buf[512];
+  size_t o = 0;
+  int k;
+  if (kb_env()->log_level < KB_LOG_DEBUG)
+    return;
+  for (k = 0; k < pl->ngroups && o + 64 < sizeof buf; k++)
+    o += (size_t)snprintf(buf + o, sizeof buf - o, " [%d..%d P=%lld S=%lld nb=%d]", pl->g[k].hi,
+                          pl->g[k].lo, (long long)pl->g[k].P, (long long)pl->g[k].S, pl->g[k].nb);
+  kb_log(KB_LOG_DEBUG, "cpu plan (%s): %s %s, %d threads%s, cost per row %.3g (slices) %.3g (rows),%s",
+         why, pl->kt->name, pl->strategy == KB_CPU_PER_ROW ? "per-row" : "passes", pl->nthreads,
+         pl->strategy == KB_CPU_PER_ROW ? (pl->split_rows ? " on rows" : " on tiles") : "", cr, cp, buf);
+}
+
+/* The workspace layout of a plan whose strategy, groups, threads and
+ * thread split are set: group descriptors, packed factors, shared buffers,
+ * per-thread areas, staging. */
+static void kb_cpu_plan_layout(const kb_problem_t *pb, size_t esz, kb_cpu_plan_t *pl)
+{
+  size_t off, tile_bytes = 0;
+  int64_t i;
+  int k;
+
   pl->esz = esz;
-  pl->nthreads = nthreads > 0 ? nthreads : 1;
-  pl->split_rows = pl->strategy == KB_CPU_PER_ROW &&
-                   (pl->nthreads == 1 || pb->m >= 4 * pl->nthreads || pb->m % pl->nthreads == 0);
+  pl->row_elems = 0;
+  pl->buf_elems = 0;
+  for (k = 1; k < pl->ngroups; k++)
+    if (pl->g[k].Kin > pl->row_elems)
+      pl->row_elems = pl->g[k].Kin;
+  if (pl->strategy == KB_CPU_PASSES)
+    pl->buf_elems = pl->row_elems * pb->m;
   for (k = 0; k < pl->ngroups; k++) {
     size_t b = 2 * kb_align64((size_t)pl->g[k].tile_elems * pl->g[k].nb * esz);
     if (b > tile_bytes)
       tile_bytes = b;
   }
-
-  /* workspace: group descriptors, packed factors, shared buffers,
-   * per-thread areas, staging */
   pl->off_groups = 0;
   off = kb_align64((size_t)pl->ngroups * sizeof(kb_cpu_group_t));
   for (i = 0; i < pb->nfactors; i++) {
@@ -479,15 +476,197 @@ kronblasStatus_t kb_cpu_plan(const kb_problem_t *pb, const kb_cpu_opt_t *kt, int
    * non-temporal store saves reading each line for ownership. */
   pl->y_stream = (size_t)pb->m * (size_t)pb->L * esz > kb_cpu_llc / 2;
   pl->buf_stream = (size_t)pl->buf_elems * esz > kb_cpu_llc / 2;
-  if (kb_env()->log_level >= KB_LOG_DEBUG) {
-    char buf[512];
-    size_t o = 0;
-    for (k = 0; k < pl->ngroups && o + 64 < sizeof buf; k++)
-      o += (size_t)snprintf(buf + o, sizeof buf - o, " [%d..%d P=%lld S=%lld nb=%d]", pl->g[k].hi,
-                            pl->g[k].lo, (long long)pl->g[k].P, (long long)pl->g[k].S, pl->g[k].nb);
-    kb_log(KB_LOG_DEBUG, "cpu plan: %s %s, %d threads%s, cost per row %.3g (slices) %.3g (rows),%s",
-           kt->name, pl->strategy == KB_CPU_PER_ROW ? "per-row" : "passes", pl->nthreads,
-           pl->strategy == KB_CPU_PER_ROW ? (pl->split_rows ? " on rows" : " on tiles") : "", cr, cp, buf);
+}
+
+void kb_cpu_plan_opts_default(kb_cpu_plan_opts_t *o, int nthreads)
+{
+  memset(o, 0, sizeof *o);
+  o->strategy = -1;
+  o->split_rows = -1;
+  o->nthreads = nthreads;
+}
+
+kronblasStatus_t kb_cpu_plan_with(const kb_problem_t *pb, const kb_cpu_opt_t *kt,
+                                  const kb_cpu_plan_opts_t *o, kb_cpu_plan_t *pl)
+{
+  const size_t esz = kb_type_size(pb->type);
+  const int vl = kt->vl, m1 = pb->m == 1;
+  const int rows_layout = pb->x_contig_k || m1;
+  kb_cpu_groups_t gr, gp, gt;
+  kb_cpu_model_t M;
+  kb_problem_t norm;
+  int use_rows = 0, nbr;
+  double cr = 1e300, cp = 1e300;
+  int64_t smax, xld, yld;
+
+  pthread_once(&kb_cpu_isa_once, kb_cpu_isa_pick);
+  memset(pl, 0, sizeof *pl);
+  KB_CHECK(kb_cpu_plan_check(pb, esz, &smax));
+  /* The plan depends on the layout, not on the leading dimensions: the
+   * model sees those kronblasGetWorkspaceSize assumes (max(K, m) for X,
+   * max(L, m) for Y), so that the workspace it reports is what a call with
+   * any leading dimension plans for, and measured plans share a key. */
+  norm = *pb;
+  xld = pb->K > pb->m ? pb->K : pb->m;
+  yld = pb->L > pb->m ? pb->L : pb->m;
+  xld = xld > 1 ? xld : 1;
+  yld = yld > 1 ? yld : 1;
+  norm.xs_m = pb->x_contig_k ? xld : 1;
+  norm.xs_k = pb->x_contig_k ? 1 : xld;
+  norm.ys_m = pb->y_contig_l ? yld : 1;
+  norm.ys_l = pb->y_contig_l ? 1 : yld;
+  pb = &norm;
+
+  memset(&M, 0, sizeof M);
+  M.pb = pb;
+  M.vl = vl;
+  M.cl = vl;
+  M.esz = esz;
+  M.l1 = kb_cpu_l1 * 3 / 4;
+  M.l2 = kb_cpu_l2 / 2;
+  M.rowbuf_in_l2 = 2 * (size_t)smax * esz <= kb_cpu_l2 / 2;
+  M.max_fuse = o->max_fuse > 0 ? o->max_fuse : 0;
+  M.force_nvt = o->nvt;
+
+  /* slices as lanes, every row through all groups (PER_ROW) */
+  if ((rows_layout && o->strategy != KB_CPU_PASSES) || o->strategy == KB_CPU_PER_ROW) {
+    M.lanes_rows = 0;
+    M.x_kk_unit = pb->xs_k == 1;
+    M.y_lane_unit = pb->ys_l == 1;
+    if (kb_cpu_groups(&M, &gr) == 0)
+      cr = gr.cost;
   }
+  /* rows as lanes, one pass per group (PASSES) */
+  if ((!(rows_layout && m1) && o->strategy != KB_CPU_PER_ROW) || o->strategy == KB_CPU_PASSES) {
+    M.lanes_rows = 1;
+    M.x_lane_unit = pb->xs_m == 1;
+    M.x_kk_unit = pb->xs_k == 1;
+    M.y_lane_unit = pb->ys_m == 1;
+    M.y_ll_unit = pb->ys_l == 1;
+    M.x_row_bytes = pb->xs_k * (int64_t)esz;
+    M.y_row_bytes = pb->ys_l * (int64_t)esz;
+    M.buf_row_bytes = pb->m * (int64_t)esz;
+    /* wide tiles (up to whole rows of a column-layout X) share TLB walks */
+    for (nbr = vl * 4 * 16; nbr >= vl; nbr /= 2) {
+      if (o->nb_rows > 0 ? nbr != o->nb_rows : nbr > vl && nbr / 2 >= pb->m)
+        continue;
+      M.nb_rows = nbr;
+      if (kb_cpu_groups(&M, &gt) == 0 && gt.cost < cp) {
+        cp = gt.cost;
+        gp = gt;
+      }
+    }
+  }
+  if (o->strategy == KB_CPU_PER_ROW && cr < 1e300)
+    use_rows = 1;
+  else if (o->strategy == KB_CPU_PASSES && cp < 1e300)
+    use_rows = 0;
+  else if (cr >= 1e300 && cp >= 1e300)
+    return KRONBLAS_STATUS_NOT_SUPPORTED;
+  else
+    use_rows = cr <= cp;
+  pl->cost = use_rows ? cr : cp;
+  if (use_rows) {
+    pl->strategy = KB_CPU_PER_ROW;
+    pl->ngroups = gr.ng;
+    memcpy(pl->g, gr.g, sizeof(kb_cpu_gplan_t) * gr.ng);
+  } else {
+    pl->strategy = KB_CPU_PASSES;
+    pl->ngroups = gp.ng;
+    memcpy(pl->g, gp.g, sizeof(kb_cpu_gplan_t) * gp.ng);
+  }
+
+  pl->kt = kt;
+  pl->nthreads = o->nthreads > 0 ? o->nthreads : 1;
+  if (pl->strategy != KB_CPU_PER_ROW)
+    pl->split_rows = 0;
+  else if (o->split_rows >= 0)
+    pl->split_rows = o->split_rows != 0;
+  else
+    pl->split_rows = pl->nthreads == 1 || pb->m >= 4 * pl->nthreads || pb->m % pl->nthreads == 0;
+  kb_cpu_plan_layout(pb, esz, pl);
+  kb_cpu_plan_log(pl, "model", cr, cp);
   return KRONBLAS_STATUS_SUCCESS;
+}
+
+kronblasStatus_t kb_cpu_plan(const kb_problem_t *pb, const kb_cpu_opt_t *kt, int nthreads,
+                             kb_cpu_plan_t *pl)
+{
+  kb_cpu_plan_opts_t o;
+  kb_cpu_plan_opts_default(&o, nthreads);
+  o.max_fuse = kb_cpu_test_max_fuse;
+  o.strategy = kb_cpu_test_strategy;
+  return kb_cpu_plan_with(pb, kt, &o, pl);
+}
+
+/* Largest pair of tile buffers an explicit plan may ask for per thread:
+ * what the model allows a single large factor. */
+#define KB_CPU_SPEC_MAX_TILE ((size_t)128 << 20)
+
+kronblasStatus_t kb_cpu_plan_explicit(const kb_problem_t *pb, const kb_cpu_opt_t *kt,
+                                      const kb_cpu_plan_spec_t *sp, kb_cpu_plan_t *pl)
+{
+  const size_t esz = kb_type_size(pb->type);
+  const int n = (int)pb->nfactors;
+  int64_t smax, Kin = pb->K, i;
+  int k, next_hi = n - 1, e;
+  kronblasStatus_t st;
+
+  pthread_once(&kb_cpu_isa_once, kb_cpu_isa_pick);
+  memset(pl, 0, sizeof *pl);
+  st = kb_cpu_plan_check(pb, esz, &smax);
+  if (st != KRONBLAS_STATUS_SUCCESS)
+    return KRONBLAS_STATUS_INVALID_VALUE;
+  if ((sp->strategy != KB_CPU_PASSES && sp->strategy != KB_CPU_PER_ROW) ||
+      (sp->split_rows != 0 && sp->split_rows != 1) ||
+      (sp->strategy == KB_CPU_PASSES && sp->split_rows != 0) ||
+      sp->nthreads < 1 || sp->nthreads > KB_CPU_SPEC_MAX_THREADS ||
+      sp->ngroups < 1 || sp->ngroups > n)
+    return KRONBLAS_STATUS_INVALID_VALUE;
+  for (k = 0; k < sp->ngroups; k++) {
+    const int hi = sp->hi[k], lo = sp->lo[k], nb = sp->nb[k];
+    size_t tb;
+    /* groups cover the chain in order, each within the kernels' limit */
+    if (hi != next_hi || lo < 0 || lo > hi || hi - lo + 1 > KB_CPU_GROUP_MAXF)
+      return KRONBLAS_STATUS_INVALID_VALUE;
+    /* lanes: vl times a power of two, as wide as the model would go */
+    for (e = 0; e <= (sp->strategy == KB_CPU_PASSES ? 6 : 2); e++)
+      if (nb == kt->vl << e)
+        break;
+    if (e > (sp->strategy == KB_CPU_PASSES ? 6 : 2))
+      return KRONBLAS_STATUS_INVALID_VALUE;
+    kb_cpu_gplan_geom(pb, hi, lo, Kin, &pl->g[k]);
+    pl->g[k].nb = nb;
+    if (__builtin_mul_overflow((size_t)pl->g[k].tile_elems, (size_t)nb * esz * 2, &tb) ||
+        tb > KB_CPU_SPEC_MAX_TILE)
+      return KRONBLAS_STATUS_INVALID_VALUE;
+    for (i = hi; i >= lo; i--)
+      Kin = Kin / pb->p[i] * pb->q[i];
+    next_hi = lo - 1;
+  }
+  if (next_hi != -1)
+    return KRONBLAS_STATUS_INVALID_VALUE;
+  pl->kt = kt;
+  pl->strategy = sp->strategy;
+  pl->split_rows = sp->split_rows;
+  pl->nthreads = sp->nthreads;
+  pl->ngroups = sp->ngroups;
+  kb_cpu_plan_layout(pb, esz, pl);
+  kb_cpu_plan_log(pl, "explicit", 0, 0);
+  return KRONBLAS_STATUS_SUCCESS;
+}
+
+void kb_cpu_plan_spec_of(const kb_cpu_plan_t *pl, kb_cpu_plan_spec_t *sp)
+{
+  int k;
+  memset(sp, 0, sizeof *sp);
+  sp->strategy = pl->strategy;
+  sp->split_rows = pl->split_rows;
+  sp->nthreads = pl->nthreads;
+  sp->ngroups = pl->ngroups;
+  for (k = 0; k < pl->ngroups; k++) {
+    sp->hi[k] = pl->g[k].hi;
+    sp->lo[k] = pl->g[k].lo;
+    sp->nb[k] = pl->g[k].nb;
+  }
 }

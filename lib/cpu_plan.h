@@ -44,6 +44,7 @@ typedef struct {
   size_t total;           /* without the overlap staging */
   int y_stream;           /* Y (beta = 0) and the full intermediates take */
   int buf_stream;         /* non-temporal stores */
+  double cost;            /* the model's cost per row (0 for an explicit plan) */
 } kb_cpu_plan_t;
 
 /* The kernels this process uses for type (chosen once from the CPU and
@@ -54,6 +55,72 @@ const kb_cpu_opt_t *kb_cpu_kernels_for(kronblasDataType_t type);
  * take this problem (the caller then uses the reference kernels). */
 kronblasStatus_t kb_cpu_plan(const kb_problem_t *pb, const kb_cpu_opt_t *kt, int nthreads,
                              kb_cpu_plan_t *pl);
+
+/* Constraints on the model's choices, for the candidates of measured
+ * tuning (lib/cpu_tune.c); kb_cpu_plan_opts_default leaves every choice to
+ * the model. */
+typedef struct {
+  int strategy;           /* KB_CPU_PASSES or KB_CPU_PER_ROW; -1: the model's */
+  int max_fuse;           /* at most this many factors per group; 0: any */
+  int nvt;                /* PER_ROW: vectors per tile, 1, 2 or 4; 0: the model's */
+  int nb_rows;            /* PASSES: lanes per tile; 0: the model's */
+  int split_rows;         /* PER_ROW: 1 threads take rows, 0 share tiles; -1: the model's */
+  int nthreads;           /* threads the plan runs on */
+} kb_cpu_plan_opts_t;
+
+void kb_cpu_plan_opts_default(kb_cpu_plan_opts_t *o, int nthreads);
+kronblasStatus_t kb_cpu_plan_with(const kb_problem_t *pb, const kb_cpu_opt_t *kt,
+                                  const kb_cpu_plan_opts_t *o, kb_cpu_plan_t *pl);
+
+/* A plan's choices, all of them (the rest follows from the problem): what
+ * the tuner keeps and what wisdom files hold. */
+#define KB_CPU_SPEC_MAX_THREADS 4096
+typedef struct {
+  int strategy, split_rows, nthreads, ngroups;
+  int hi[KB_CPU_PLAN_MAXF], lo[KB_CPU_PLAN_MAXF], nb[KB_CPU_PLAN_MAXF];
+} kb_cpu_plan_spec_t;
+
+/* The plan of spec for pb: INVALID_VALUE unless the groups cover the chain
+ * in order within the kernels' limits, every tile width is one the kernels
+ * of kt take and every setting is in range (a spec may come from a file);
+ * INVALID_VALUE too when the fast path does not take pb. */
+kronblasStatus_t kb_cpu_plan_explicit(const kb_problem_t *pb, const kb_cpu_opt_t *kt,
+                                      const kb_cpu_plan_spec_t *sp, kb_cpu_plan_t *pl);
+void kb_cpu_plan_spec_of(const kb_cpu_plan_t *pl, kb_cpu_plan_spec_t *sp);
+
+/* ------------------------------------------------ measured tuning */
+
+struct kronblasContext;
+
+/* Threads a call on h runs with (lib/cpu_backend.c). */
+int kb_cpu_handle_threads(const struct kronblasContext *h);
+
+/* Packs pb's factors F and runs plan pl on one batch entry into Y (element
+ * strides ys_m, ys_l) as if beta = 0; ws is the plan's workspace, 64-byte
+ * aligned (lib/cpu_backend.c).  For timing candidates. */
+void kb_cpu_run_plan(const kb_cpu_plan_t *pl, const kb_problem_t *pb, char *ws, const void *X,
+                     const void *const *F, void *Y, int64_t ys_m, int64_t ys_l);
+
+/* lib/cpu_tune.c.  The plan for pb in KRONBLAS_TUNING_MEASURE mode: the
+ * handle's measured plan for pb's key, else the fastest of the candidates
+ * timed now (then remembered).  Candidates whose workspace exceeds a user
+ * workspace are left out.  NOT_SUPPORTED as kb_cpu_plan. */
+kronblasStatus_t kb_cpu_tuned_plan(struct kronblasContext *h, const kb_problem_t *pb,
+                                   const kb_cpu_opt_t *kt, int nthreads, kb_cpu_plan_t *pl);
+/* The handle's measured plan for pb's key, if any (1) into pl; 0 if none. */
+int kb_cpu_cached_plan(struct kronblasContext *h, const kb_problem_t *pb, const kb_cpu_opt_t *kt,
+                       int nthreads, kb_cpu_plan_t *pl);
+/* Frees the handle's measured plans (backend fini). */
+void kb_cpu_tune_free(struct kronblasContext *h);
+/* The backend table's wisdom hooks (kb_backend_t). */
+kronblasStatus_t kb_cpu_wisdom_ident(struct kronblasContext *h, char *buf, size_t size);
+void kb_cpu_wisdom_each(struct kronblasContext *h,
+                        void (*put)(void *ctx, const char *key, const char *plan), void *ctx);
+kronblasStatus_t kb_cpu_wisdom_add(struct kronblasContext *h, const char *key, const char *plan);
+/* Test hook: measured plans the handle holds, and candidates timed so far
+ * in this process. */
+int kb_cpu_test_plan_count(struct kronblasContext *h);
+long kb_cpu_test_timed_count(void);
 
 /* Test hooks, for tests/t-cpu-*.c (linked statically to reach them); not
  * thread-safe, call before the library runs.  force_isa: "avx512", "avx2",

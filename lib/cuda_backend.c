@@ -67,6 +67,7 @@ static void kb_cuda_fini(struct kronblasContext *h)
   if (cs->ws != NULL)
     (void)cudaFree(cs->ws);
   kb_cuda_plans_free(cs);
+  kb_cuda_model_plans_free(cs);
   kb_cuda_cublas_fini(cs);
   free(cs);
   h->backend_state = NULL;
@@ -163,6 +164,10 @@ kronblasStatus_t kb_cuda_workspace_get(struct kronblasContext *h, size_t per, in
       (void)cudaFree(cs->ws);
       cs->ws = NULL;
       cs->ws_bytes = 0;
+    }
+    if (kb_fault(KB_FAULT_ALLOC)) {
+      kb_log(KB_LOG_ERROR, "could not allocate %zu bytes of device workspace", per);
+      return KRONBLAS_STATUS_ALLOC_FAILED;
     }
     if (cudaMalloc(&p, bytes) != cudaSuccess) {
       (void)cudaGetLastError();
@@ -371,7 +376,7 @@ static kronblasStatus_t kb_cuda_gekmm(struct kronblasContext *h, const kb_proble
     if (rn.nsteps == 0)
       KB_CHECK_GOTO(kb_cuda_tune(h, pb, steps, &rn.nsteps), st, out);
   } else {
-    rn.nsteps = kb_cuda_plan(pb, h->kernel_policy, cs->nsm, steps);
+    rn.nsteps = kb_cuda_model_plan(h, pb, steps);
   }
   rn.stream = h->stream;
   if (kb_env()->log_level >= KB_LOG_DEBUG) {
@@ -416,4 +421,8 @@ const kb_backend_t kb_cuda_backend = {
   kb_cuda_workspace_size,
   kb_cuda_set_stream,
   kb_cuda_set_workspace,
+  kb_cuda_wisdom_ident,   /* wisdom: lib/cuda_tune.c */
+  kb_cuda_wisdom_each,
+  kb_cuda_wisdom_add,
+  kb_cuda_wisdom_forget,
 };

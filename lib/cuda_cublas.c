@@ -86,6 +86,8 @@ static int kb_cuda_cublas_step(kb_cuda_state_t *cs, const kb_cuda_step_t *st, vo
 
 int kb_cuda_step(kb_cuda_state_t *cs, const kb_cuda_step_t *st, void *stream)
 {
+  if (kb_fault(KB_FAULT_LAUNCH))
+    return (int)cudaErrorLaunchFailure;
   if (st->kernel == KB_KERNEL_CUBLAS)
     return kb_cuda_cublas_step(cs, st, stream);
   return kb_cuda_launch_step(st, stream);

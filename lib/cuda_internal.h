@@ -16,6 +16,7 @@ typedef struct {
   void *ws;                 /* device workspace owned by the handle */
   size_t ws_bytes;
   struct kb_cuda_plan_entry *plans;   /* measured plans (cuda_tune.c) */
+  struct kb_cuda_plan_entry *model_plans;   /* the model's, kept per key */
   void *cublas;             /* cublasHandle_t, created at the first cuBLAS step */
 } kb_cuda_state_t;
 
@@ -64,5 +65,15 @@ int64_t kb_cuda_plan_cached(struct kronblasContext *h, const kb_problem_t *pb, k
 kronblasStatus_t kb_cuda_tune(struct kronblasContext *h, const kb_problem_t *pb,
                               kb_cuda_pstep_t *steps, int64_t *nsteps);
 void kb_cuda_plans_free(kb_cuda_state_t *cs);
+/* The model's plan (kb_cuda_plan), kept per key in the handle. */
+int64_t kb_cuda_model_plan(struct kronblasContext *h, const kb_problem_t *pb, kb_cuda_pstep_t *steps);
+void kb_cuda_model_plans_free(kb_cuda_state_t *cs);
+
+/* Wisdom hooks of the backend table (kb_backend_t; lib/cuda_tune.c). */
+kronblasStatus_t kb_cuda_wisdom_ident(struct kronblasContext *h, char *buf, size_t size);
+void kb_cuda_wisdom_each(struct kronblasContext *h,
+                         void (*put)(void *ctx, const char *key, const char *plan), void *ctx);
+kronblasStatus_t kb_cuda_wisdom_add(struct kronblasContext *h, const char *key, const char *plan);
+void kb_cuda_wisdom_forget(struct kronblasContext *h);
 
 #endif /* KB_CUDA_INTERNAL_H */

@@ -13,10 +13,20 @@
  * divided by the fraction of the GPU the launch fills when it has fewer
  * blocks than fit at once.  Fusing F factors moves the vectors once instead
  * of F times (seed, Section 4.2); that is what the model mostly decides.
- * The rates are round figures for an H100 and only rank the candidates. */
+ * The rates are round figures for an H100 and only rank the candidates.
+ *
+ * Shapes the precompiled set does not cover get a few configurations made
+ * for their exact (type, P, Q) and input length (kb_jit_candidates), added
+ * to the registry and compiled with NVRTC (lib/cuda_jit.c) only once a plan
+ * uses them: the model prices them from their tiles and an estimated
+ * occupancy, without compiling.  One that cannot be compiled is marked
+ * failed and the split is planned again without it, down to the generic
+ * kernel.  The measured planner (lib/cuda_tune.c) times them like the
+ * others; they are compiled just before their first timing. */
 #include "cuda_internal.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #define KB_BW_TWO_STAGE 2.6e12      /* bytes/s, loads overlapped with math */
 #define KB_BW_ONE_STAGE 0.9e12     /* measured: a whole-vector 8^5 slab, 2026-11-21 */
@@ -71,6 +81,118 @@ typedef struct {
   int nsm;
 } kb_model_ctx_t;
 
+/* ------------------------------------------------------------ JIT shapes */
+
+/* Largest d <= lim dividing n and a multiple of v (0 if none). */
+static int kb_div_le(int64_t n, int lim, int v)
+{
+  int d;
+  for (d = lim - lim % v; d >= v; d -= v)
+    if (n % d == 0)
+      return d;
+  return 0;
+}
+
+/* One FastKron-style configuration for F factors P x Q at input length K
+ * (slab of about target elements), or -1.  Tiles: TP = P up to 32 (else a
+ * divisor), a register tile of RK slices x RQ columns, 128-256 threads
+ * (more vectors per block where one vector's slab gives too few), vector
+ * accesses as wide as P and Q allow. */
+static int kb_jit_make(const kb_problem_t *pb, int64_t P, int64_t Q, int F, int64_t K, int target)
+{
+  kb_cuda_fast_cfg_t c;
+  const int esz = (int)kb_type_size(pb->type);
+  int64_t PF = 1, j, NS;
+  int f, V;
+  memset(&c, 0, sizeof c);
+  if (P > 1024 || Q > 1024)
+    return -1;
+  for (V = 16 / esz; V > 1 && (P % V != 0 || Q % V != 0); V /= 2)
+    ;
+  for (f = 0; f < F; f++)
+    PF *= P;
+  if (K % PF != 0 || PF > 4 * (int64_t)target)
+    return -1;
+  /* The largest slab <= target that divides K and holds whole fused
+   * slices; at least one slice group. */
+  for (j = target / PF > 1 ? target / PF : 1; j > 1 && (K / PF) % j != 0; j--)
+    ;
+  c.TK = (int)(PF * j);
+  NS = c.TK / P;
+  /* A vector store holds V consecutive outputs of one run (TK / P^F). */
+  if (j % V != 0)
+    V = 1;
+  c.type = (int)pb->type;
+  c.P = (int)P;
+  c.Q = (int)Q;
+  c.F = F;
+  c.vw = V;
+  c.TP = F > 1 ? (int)P : kb_div_le(P, 32, V);
+  c.RK = kb_div_le(NS, 4 * V > 8 ? 8 : 4 * V, V);
+  c.RQ = kb_div_le(Q, 8, V);
+  c.RM = 1;
+  c.TM = 1;
+  c.stages = 2;
+  c.unroll = 1;
+  if (c.TP == 0 || c.RK == 0 || c.RQ == 0)
+    return -1;
+  /* Fewer than 128 threads: more vectors per block while the launch keeps
+   * a few hundred blocks (short vectors and few of them are
+   * latency-bound).  (Halving the register tile instead measured 2.5x
+   * slower on 1024_4x4^7, H100.) */
+  while ((int64_t)c.TM * (NS / c.RK) * (Q / c.RQ) < 128 && c.TM < 16 && c.TM * 2 <= pb->m &&
+         (K / c.TK) * ((pb->m + 2 * c.TM - 1) / (2 * c.TM)) >= 256)
+    c.TM *= 2;
+  /* More than 256: bigger register tiles. */
+  while ((NS / c.RK) * (Q / c.RQ) * c.TM > 256 && NS % (2 * c.RK) == 0 && 2 * c.RK * c.RQ <= 64)
+    c.RK *= 2;
+  if (kb_cuda_cfg_complete(&c) != 0) {
+    c.stages = 1;   /* a slab too large for two stages */
+    if (kb_cuda_cfg_complete(&c) != 0)
+      return -1;
+  }
+  return kb_cuda_cfg_add(&c);
+}
+
+/* Adds configurations for factor i (and the run of equal factors before
+ * it) where no precompiled one fits; run: how many equal consecutive
+ * factors end at i. */
+static void kb_jit_candidates(const kb_problem_t *pb, int64_t i, int64_t K, int run)
+{
+  const kb_cuda_fast_cfg_t *cfg;
+  const int64_t P = pb->p[i], Q = pb->q[i];
+  const int target = pb->type == KRONBLAS_R_32F ? 2048 : 1024;
+  int ncfg, c, F;
+  cfg = kb_cuda_fast_cfgs(&ncfg);
+  for (c = 0; c < ncfg; c++)
+    if (cfg[c].jit == KB_CFG_TABLE && cfg[c].type == (int)pb->type && cfg[c].P == P && cfg[c].Q == Q &&
+        K % cfg[c].TK == 0)
+      return;
+  if (!kb_cuda_jit_available())
+    return;
+  (void)kb_jit_make(pb, P, Q, 1, K, target);
+  (void)kb_jit_make(pb, P, Q, 1, K, target / 4);
+  /* Fusion of equal square factors while the slab holds P^F. */
+  for (F = 2; F <= run && P == Q && P <= 32; F++)
+    if (kb_jit_make(pb, P, Q, F, K, target) < 0 && kb_jit_make(pb, P, Q, F, K, 4 * target) < 0)
+      break;
+}
+
+/* Compiles (or finds) a JIT configuration's kernel for the current
+ * device; 0 when it can be launched.  A failure marks it KB_CFG_JIT_FAILED
+ * (lib/cuda_jit.c), so it is never chosen again. */
+static int kb_jit_ready(const kb_cuda_fast_cfg_t *cfg, int c)
+{
+  const void *fn;
+  int max_blocks;
+  /* The registry entry is writable storage (steps.cu); cuda_jit.c records
+   * the measured occupancy and the failed state in it. */
+  if (kb_cuda_jit_kernel(c, (kb_cuda_fast_cfg_t *)&cfg[c], &fn, &max_blocks) == 0)
+    return 0;
+  ((kb_cuda_fast_cfg_t *)&cfg[c])->jit = KB_CFG_JIT_FAILED;   /* also where it failed before loading */
+  return -1;
+}
+
 static double kb_model_cost(void *ctx, int64_t i, int64_t K, int kernel)
 {
   const kb_model_ctx_t *mc = ctx;
@@ -97,8 +219,10 @@ int64_t kb_cuda_plan_with(const kb_problem_t *pb, int policy, kb_cuda_cost_fn co
   const int64_t n = pb->nfactors;
   const int real = pb->type == KRONBLAS_R_32F || pb->type == KRONBLAS_R_64F;
   const int64_t min_run = 32 / (int64_t)kb_type_size(pb->type);   /* a 32-byte sector */
-  int ncfg = 0;
-  const kb_cuda_fast_cfg_t *cfg = kb_cuda_fast_cfgs(&ncfg);
+  const int fast_ok = policy != KRONBLAS_KERNELS_GENERIC && policy != KRONBLAS_KERNELS_CUBLAS && real;
+  const int model = cost == kb_model_cost;
+  int ncfg = 0, redo;
+  const kb_cuda_fast_cfg_t *cfg;
   int64_t i, ns = 0, *Kin, *choice_nf;
   int *choice_k;
   double *best;
@@ -125,6 +249,17 @@ int64_t kb_cuda_plan_with(const kb_problem_t *pb, int policy, kb_cuda_cost_fn co
   for (i = n - 1; i > 0; i--)
     Kin[i - 1] = Kin[i] / pb->p[i] * pb->q[i];
 
+  for (i = 0; i < n && fast_ok; i++) {
+    int64_t run = 1;
+    if (i == n - 1 && pb->xs_k != 1)
+      continue;
+    while (run < KB_CUDA_MAXF && i - run >= 0 && pb->p[i - run] == pb->p[i] && pb->q[i - run] == pb->q[i])
+      run++;
+    kb_jit_candidates(pb, i, Kin[i], (int)run);
+  }
+  cfg = kb_cuda_fast_cfgs(&ncfg);
+
+again:
   best[0] = 0;
   for (i = 0; i < n; i++) {
     const int contig = i < n - 1 || pb->xs_k == 1;
@@ -141,12 +276,15 @@ int64_t kb_cuda_plan_with(const kb_problem_t *pb, int policy, kb_cuda_cost_fn co
       double t;
       if (cfg[c].type != (int)pb->type || cfg[c].P != pb->p[i] || cfg[c].Q != pb->q[i])
         continue;
-      if (cfg[c].F > run || Kin[i] % cfg[c].TK != 0)
+      if (cfg[c].F > run || Kin[i] % cfg[c].TK != 0 || cfg[c].jit == KB_CFG_JIT_FAILED)
         continue;
       if (policy == KRONBLAS_KERNELS_NO_FUSION && cfg[c].F != 1)
         continue;
       /* Short output runs waste sectors, unless the slab is the vector. */
       if (cfg[c].run < min_run && cfg[c].TK != Kin[i])
+        continue;
+      /* Measured: a JIT kernel is compiled before it is timed. */
+      if (!model && cfg[c].jit == KB_CFG_JIT && kb_jit_ready(cfg, c) != 0)
         continue;
       t = cost(ctx, i, Kin[i], c);
       if (t < 0)
@@ -168,6 +306,14 @@ int64_t kb_cuda_plan_with(const kb_problem_t *pb, int policy, kb_cuda_cost_fn co
       }
     }
   }
+  /* Modelled: the JIT kernels of the chosen split are compiled now, so that
+   * one that fails is replaced here rather than failing the call. */
+  redo = 0;
+  for (i = n - 1; i >= 0 && model; i -= choice_nf[i])
+    if (choice_k[i] >= 0 && cfg[choice_k[i]].jit == KB_CFG_JIT && kb_jit_ready(cfg, choice_k[i]) != 0)
+      redo = 1;
+  if (redo)
+    goto again;
   for (i = n - 1; i >= 0; i -= choice_nf[i]) {
     steps[ns].i_hi = i;
     steps[ns].nf = (int)choice_nf[i];

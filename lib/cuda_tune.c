@@ -10,10 +10,16 @@
  * the device; later calls of the key reuse the plan and stay asynchronous.
  * Timing reads the factors even in device pointer mode with alpha = 0 on
  * the device, where the call proper would not: they must be valid memory.
- * Plans live as long as the handle; they are not written to disk yet. */
+ * Plans live as long as the handle; the wisdom hooks at the end give them
+ * to lib/wisdom.c, which writes and reads them (KRONBLAS_WISDOM_FILE,
+ * kronblasExportWisdom / kronblasImportWisdom). */
 #include "cuda_internal.h"
+#include "kb_wisdom.h"
 
 #include <cuda_runtime_api.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -62,46 +68,96 @@ static void kb_plan_entry_free(struct kb_cuda_plan_entry *e)
   free(e);
 }
 
-void kb_cuda_plans_free(kb_cuda_state_t *cs)
+static void kb_plan_list_free(struct kb_cuda_plan_entry **head)
 {
-  while (cs->plans != NULL) {
-    struct kb_cuda_plan_entry *e = cs->plans;
-    cs->plans = e->next;
+  while (*head != NULL) {
+    struct kb_cuda_plan_entry *e = *head;
+    *head = e->next;
     kb_plan_entry_free(e);
   }
 }
 
-/* Keeps a copy of the plan; on no memory the plan is simply not kept. */
-static void kb_plan_remember(kb_cuda_state_t *cs, const kb_problem_t *pb, int policy,
-                             const kb_cuda_pstep_t *steps, int64_t nsteps)
+void kb_cuda_plans_free(kb_cuda_state_t *cs)
+{
+  kb_plan_list_free(&cs->plans);
+}
+
+void kb_cuda_model_plans_free(kb_cuda_state_t *cs)
+{
+  kb_plan_list_free(&cs->model_plans);
+}
+
+/* What a plan is kept for: every field kb_plan_matches compares. */
+typedef struct {
+  int type, contig, policy, y_contig, devptr;
+  int64_t m, n;
+  const int64_t *p, *q;
+} kb_plan_key_t;
+
+static void kb_plan_key_of(const kb_problem_t *pb, int policy, kb_plan_key_t *k)
+{
+  k->type = (int)pb->type;
+  k->contig = pb->xs_k == 1;
+  k->y_contig = pb->ys_l == 1;
+  k->devptr = pb->pointer_mode == KRONBLAS_POINTER_MODE_DEVICE;
+  k->policy = policy;
+  k->m = pb->m;
+  k->n = pb->nfactors;
+  k->p = pb->p;
+  k->q = pb->q;
+}
+
+static int kb_plan_key_eq(const struct kb_cuda_plan_entry *e, const kb_plan_key_t *k)
+{
+  int64_t i;
+  if (e->type != k->type || e->contig != k->contig || e->policy != k->policy ||
+      e->y_contig != k->y_contig || e->devptr != k->devptr || e->m != k->m || e->n != k->n)
+    return 0;
+  for (i = 0; i < k->n; i++)
+    if (e->pq[i] != k->p[i] || e->pq[k->n + i] != k->q[i])
+      return 0;
+  return 1;
+}
+
+/* Keeps a copy of the plan, replacing one of the same key; on no memory
+ * the plan is simply not kept.  1 if kept. */
+static int kb_plan_store(struct kb_cuda_plan_entry **head, const kb_plan_key_t *k,
+                         const kb_cuda_pstep_t *steps, int64_t nsteps)
 {
   struct kb_cuda_plan_entry *e = calloc(1, sizeof *e), **pp;
   int64_t i, count = 0;
   if (e == NULL)
-    return;
-  e->pq = malloc((size_t)(2 * pb->nfactors) * sizeof *e->pq);
+    return 0;
+  e->pq = malloc((size_t)(2 * k->n) * sizeof *e->pq);
   e->steps = malloc((size_t)nsteps * sizeof *e->steps);
   if (e->pq == NULL || e->steps == NULL) {
     kb_plan_entry_free(e);
-    return;
+    return 0;
   }
-  e->type = (int)pb->type;
-  e->contig = pb->xs_k == 1;
-  e->y_contig = pb->ys_l == 1;
-  e->devptr = pb->pointer_mode == KRONBLAS_POINTER_MODE_DEVICE;
-  e->policy = policy;
-  e->m = pb->m;
-  e->n = pb->nfactors;
-  for (i = 0; i < pb->nfactors; i++) {
-    e->pq[i] = pb->p[i];
-    e->pq[pb->nfactors + i] = pb->q[i];
+  e->type = k->type;
+  e->contig = k->contig;
+  e->y_contig = k->y_contig;
+  e->devptr = k->devptr;
+  e->policy = k->policy;
+  e->m = k->m;
+  e->n = k->n;
+  for (i = 0; i < k->n; i++) {
+    e->pq[i] = k->p[i];
+    e->pq[k->n + i] = k->q[i];
   }
   e->nsteps = nsteps;
   memcpy(e->steps, steps, (size_t)nsteps * sizeof *steps);
-  e->next = cs->plans;
-  cs->plans = e;
+  for (pp = head; *pp != NULL; pp = &(*pp)->next)
+    if (kb_plan_key_eq(*pp, k)) {
+      struct kb_cuda_plan_entry *old = *pp;
+      *pp = old->next;
+      kb_plan_entry_free(old);
+      break;
+    }
+  e->next = *head;
+  *head = e;
   /* Bounded: drop the oldest. */
-  for (pp = &cs->plans; *pp != NULL; pp = &(*pp)->next)
+  for (pp = head; *pp != NULL; pp = &(*pp)->next)
     if (++count > KB_TUNE_MAX_PLANS) {
       struct kb_cuda_plan_entry *old = *pp;
       *pp = NULL;
@@ -112,6 +168,36 @@ static void kb_plan_remember(kb_cuda_state_t *cs, const kb_problem_t *pb, int po
       }
       break;
     }
+  return 1;
+}
+
+static int kb_plan_remember(kb_cuda_state_t *cs, const kb_problem_t *pb, int policy,
+                            const kb_cuda_pstep_t *steps, int64_t nsteps)
+{
+  kb_plan_key_t k;
+  kb_plan_key_of(pb, policy, &k);
+  return kb_plan_store(&cs->plans, &k, steps, nsteps);
+}
+
+/* Model plans are kept too, in their own list (never exported): planning
+ * a shape (the split's dynamic programme, JIT candidates for shapes
+ * without a precompiled kernel) costs tens of microseconds on the host,
+ * as much as the launches of a small problem. */
+int64_t kb_cuda_model_plan(struct kronblasContext *h, const kb_problem_t *pb, kb_cuda_pstep_t *steps)
+{
+  kb_cuda_state_t *cs = h->backend_state;
+  struct kb_cuda_plan_entry *e;
+  kb_plan_key_t k;
+  int64_t nsteps;
+  for (e = cs->model_plans; e != NULL; e = e->next)
+    if (kb_plan_matches(e, pb, h->kernel_policy)) {
+      memcpy(steps, e->steps, (size_t)e->nsteps * sizeof *steps);
+      return e->nsteps;
+    }
+  nsteps = kb_cuda_plan(pb, h->kernel_policy, cs->nsm, steps);
+  kb_plan_key_of(pb, h->kernel_policy, &k);
+  (void)kb_plan_store(&cs->model_plans, &k, steps, nsteps);
+  return nsteps;
 }
 
 typedef struct {
@@ -235,7 +321,266 @@ kronblasStatus_t kb_cuda_tune(struct kronblasContext *h, const kb_problem_t *pb,
   cudaEventDestroy(tc.ev0);
   cudaEventDestroy(tc.ev1);
   st = tc.st;
-  if (st == KRONBLAS_STATUS_SUCCESS)
-    kb_plan_remember(cs, pb, h->kernel_policy, steps, *nsteps);
+  if (st == KRONBLAS_STATUS_SUCCESS && kb_plan_remember(cs, pb, h->kernel_policy, steps, *nsteps))
+    kb_wisdom_plan_added(h);
   return st;
+}
+
+/* ------------------------------------------------------------- wisdom */
+
+/* The measured plans as lib/wisdom.c stores them.  Key (one word per
+ * field kb_plan_matches compares):
+ *     t<type> xk<X contiguous along K> yl<Y contiguous along L>
+ *     dp<device pointer mode> pol<kernel policy> m<m> <p0>x<q0>,<p1>x<q1>,...
+ * Plan: one word per launch, in launch order, "i_hi:nf:kernel" with kernel
+ * "generic", "cublas" or a fast configuration as kb_cuda_cfg_format names
+ * it.  A plan read back is checked against its key as strictly as the
+ * planner builds one, so a file cannot make a launch the kernels do not
+ * support. */
+
+#define KB_WISDOM_CUDA_MAXN 1024     /* factors of a key read back */
+
+kronblasStatus_t kb_cuda_wisdom_ident(struct kronblasContext *h, char *buf, size_t size)
+{
+  kb_cuda_state_t *cs = h->backend_state;
+  struct cudaDeviceProp prop;
+  int drv = 0, rt = 0, n;
+  char *c;
+  if (cudaGetDeviceProperties(&prop, cs->device) != cudaSuccess ||
+      cudaDriverGetVersion(&drv) != cudaSuccess || cudaRuntimeGetVersion(&rt) != cudaSuccess) {
+    (void)cudaGetLastError();
+    kb_log(KB_LOG_ERROR, "wisdom: cannot query CUDA device %d", cs->device);
+    return KRONBLAS_STATUS_EXECUTION_FAILED;
+  }
+  prop.name[sizeof prop.name - 1] = '\0';
+  for (c = prop.name; *c; c++)
+    if (*c < 0x20 || *c > 0x7e)
+      *c = '_';
+  n = snprintf(buf, size, "device %s\nsm_count %d\ncompute_capability %d.%d\ndriver %d\nruntime %d\n",
+               prop.name[0] ? prop.name : "unknown", prop.multiProcessorCount, prop.major,
+               prop.minor, drv, rt);
+  return n < 0 || (size_t)n >= size ? KRONBLAS_STATUS_INTERNAL_ERROR : KRONBLAS_STATUS_SUCCESS;
+}
+
+/* Appends to buf at *len; 0 if it did not fit. */
+static int kb_wput(char *buf, size_t size, size_t *len, const char *fmt, ...)
+#if defined(__GNUC__)
+  __attribute__((format(printf, 4, 5)))
+#endif
+  ;
+static int kb_wput(char *buf, size_t size, size_t *len, const char *fmt, ...)
+{
+  va_list ap;
+  int n;
+  if (*len >= size)
+    return 0;
+  va_start(ap, fmt);
+  n = vsnprintf(buf + *len, size - *len, fmt, ap);
+  va_end(ap);
+  if (n < 0 || (size_t)n >= size - *len)
+    return 0;
+  *len += (size_t)n;
+  return 1;
+}
+
+void kb_cuda_wisdom_each(struct kronblasContext *h,
+                         void (*put)(void *ctx, const char *key, const char *plan), void *ctx)
+{
+  kb_cuda_state_t *cs = h->backend_state;
+  const struct kb_cuda_plan_entry *e;
+  int ncfg;
+  const kb_cuda_fast_cfg_t *cfg = kb_cuda_fast_cfgs(&ncfg);
+  for (e = cs->plans; e != NULL; e = e->next) {
+    size_t ksize = 96 + (size_t)e->n * 44, psize = 64 + (size_t)e->nsteps * 200, kl = 0, pl = 0;
+    char *key = malloc(ksize), *plan = malloc(psize);
+    int ok = key != NULL && plan != NULL;
+    int64_t i;
+    if (ok)
+      ok = kb_wput(key, ksize, &kl, "t%d xk%d yl%d dp%d pol%d m%" PRId64 " ", e->type, e->contig,
+                   e->y_contig, e->devptr, e->policy, e->m);
+    for (i = 0; ok && i < e->n; i++)
+      ok = kb_wput(key, ksize, &kl, "%s%" PRId64 "x%" PRId64, i ? "," : "", e->pq[i], e->pq[e->n + i]);
+    for (i = 0; ok && i < e->nsteps; i++) {
+      const kb_cuda_pstep_t *s = &e->steps[i];
+      char word[200];
+      if (s->kernel == KB_KERNEL_GENERIC)
+        strcpy(word, "generic");
+      else if (s->kernel == KB_KERNEL_CUBLAS)
+        strcpy(word, "cublas");
+      else if (s->kernel < 0 || s->kernel >= ncfg || kb_cuda_cfg_format(&cfg[s->kernel], word, (int)sizeof word) < 0)
+        ok = 0;
+      if (ok)
+        ok = kb_wput(plan, psize, &pl, "%s%" PRId64 ":%d:%s", i ? " " : "", s->i_hi, s->nf, word);
+    }
+    if (ok)
+      put(ctx, key, plan);
+    else
+      kb_log(KB_LOG_WARN, "wisdom: a measured plan could not be written out; skipped");
+    free(key);
+    free(plan);
+  }
+}
+
+/* Non-negative decimal at *s, then *s past it; -1 if none or too large. */
+static int kb_wnum(const char **s, int64_t max, int64_t *v)
+{
+  int64_t x = 0;
+  const char *p = *s;
+  if (*p < '0' || *p > '9')
+    return -1;
+  while (*p >= '0' && *p <= '9') {
+    if (x > (max - (*p - '0')) / 10)
+      return -1;
+    x = x * 10 + (*p - '0');
+    p++;
+  }
+  *s = p;
+  *v = x;
+  return 0;
+}
+
+/* Word w then a number in [lo, hi]. */
+static int kb_wfield(const char **s, const char *w, int64_t lo, int64_t hi, int64_t *v)
+{
+  size_t n = strlen(w);
+  if (strncmp(*s, w, n) != 0)
+    return -1;
+  *s += n;
+  if (kb_wnum(s, hi, v) != 0 || *v < lo)
+    return -1;
+  if (**s != ' ' && **s != '\0')
+    return -1;
+  if (**s == ' ')
+    (*s)++;
+  return 0;
+}
+
+kronblasStatus_t kb_cuda_wisdom_add(struct kronblasContext *h, const char *keys, const char *plans)
+{
+  kb_cuda_state_t *cs = h->backend_state;
+  kronblasStatus_t st = KRONBLAS_STATUS_INVALID_VALUE;
+  const char *s = keys;
+  int64_t v[6], n = 0, i, j, next, nsteps = 0;
+  int64_t *pq = NULL, *Kin = NULL;
+  kb_cuda_pstep_t *steps = NULL;
+  kb_plan_key_t k;
+  kb_problem_t pb;
+  int ncfg, real;
+  const kb_cuda_fast_cfg_t *cfg = kb_cuda_fast_cfgs(&ncfg);
+  static const char *const names[6] = { "t", "xk", "yl", "dp", "pol", "m" };
+  static const int64_t hi[6] = { 3, 1, 1, 1, 3, INT64_MAX };
+
+  for (i = 0; i < 6; i++)
+    if (kb_wfield(&s, names[i], i == 5 ? 1 : 0, hi[i], &v[i]) != 0)
+      goto bad;
+  /* Factors: count the commas first, then read them. */
+  for (n = 1, j = 0; s[j]; j++)
+    n += s[j] == ',';
+  if (n > KB_WISDOM_CUDA_MAXN)
+    goto bad;
+  pq = malloc((size_t)(2 * n) * sizeof *pq);
+  Kin = malloc((size_t)n * sizeof *Kin);
+  steps = malloc((size_t)n * sizeof *steps);
+  if (pq == NULL || Kin == NULL || steps == NULL) {
+    st = KRONBLAS_STATUS_ALLOC_FAILED;
+    goto out;
+  }
+  for (i = 0; i < n; i++) {
+    if (kb_wnum(&s, INT64_MAX, &pq[i]) != 0 || pq[i] < 1 || *s++ != 'x' ||
+        kb_wnum(&s, INT64_MAX, &pq[n + i]) != 0 || pq[n + i] < 1 || *s++ != (i == n - 1 ? '\0' : ','))
+      goto bad;
+  }
+  k.type = (int)v[0];
+  k.contig = (int)v[1];
+  k.y_contig = (int)v[2];
+  k.devptr = (int)v[3];
+  k.policy = (int)v[4];
+  k.m = v[5];
+  k.n = n;
+  k.p = pq;
+  k.q = pq + n;
+  /* Vector length before each factor, as the planner has it. */
+  Kin[n - 1] = 1;
+  for (i = 0; i < n; i++)
+    if (__builtin_mul_overflow(Kin[n - 1], k.p[i], &Kin[n - 1]))
+      goto bad;
+  for (i = n - 1; i > 0; i--)
+    if (__builtin_mul_overflow(Kin[i] / k.p[i], k.q[i], &Kin[i - 1]))
+      goto bad;
+  /* What kb_cuda_cublas_usable looks at. */
+  memset(&pb, 0, sizeof pb);
+  pb.type = (kronblasDataType_t)k.type;
+  pb.pointer_mode = k.devptr ? KRONBLAS_POINTER_MODE_DEVICE : KRONBLAS_POINTER_MODE_HOST;
+  pb.ys_l = k.y_contig ? 1 : 2;
+  pb.m = k.m;
+  real = k.type == KRONBLAS_R_32F || k.type == KRONBLAS_R_64F;
+
+  s = plans;
+  for (next = n - 1; next >= 0; next -= steps[nsteps++].nf) {
+    int64_t ih, nf;
+    char word[200];
+    size_t wl;
+    int kern, contig;
+    if (nsteps > 0 && *s++ != ' ')
+      goto bad;
+    if (kb_wnum(&s, INT64_MAX, &ih) != 0 || ih != next || *s++ != ':' ||
+        kb_wnum(&s, KB_CUDA_MAXF, &nf) != 0 || nf < 1 || nf > ih + 1 || *s++ != ':')
+      goto bad;
+    wl = strcspn(s, " ");
+    if (wl == 0 || wl >= sizeof word)
+      goto bad;
+    memcpy(word, s, wl);
+    word[wl] = '\0';
+    s += wl;
+    /* The first launch reads X: fast kernels and cuBLAS need it along K. */
+    contig = ih < n - 1 || k.contig;
+    if (strcmp(word, "generic") == 0) {
+      kern = KB_KERNEL_GENERIC;
+      if (nf != 1)
+        goto bad;
+    } else if (strcmp(word, "cublas") == 0) {
+      kern = KB_KERNEL_CUBLAS;
+      if (nf != 1 || !real || !contig ||
+          (k.policy != KRONBLAS_KERNELS_ALL && k.policy != KRONBLAS_KERNELS_CUBLAS) ||
+          !kb_cuda_cublas_usable(&pb, k.p[ih], k.q[ih], Kin[ih], ih == 0))
+        goto bad;
+    } else {
+      const kb_cuda_fast_cfg_t *c;
+      kern = kb_cuda_cfg_parse(word);
+      if (kern < 0 || kern >= ncfg) {
+        kb_log(KB_LOG_WARN, "wisdom: kernel %s is not in this build", word);
+        goto bad;
+      }
+      c = &cfg[kern];
+      if (!real || !contig || k.policy == KRONBLAS_KERNELS_GENERIC ||
+          k.policy == KRONBLAS_KERNELS_CUBLAS ||
+          (k.policy == KRONBLAS_KERNELS_NO_FUSION && c->F != 1) || c->type != k.type ||
+          c->F != nf || c->TK <= 0 || Kin[ih] % c->TK != 0)
+        goto bad;
+      for (j = ih; j > ih - nf; j--)
+        if (k.p[j] != c->P || k.q[j] != c->Q)
+          goto bad;
+    }
+    steps[nsteps].i_hi = ih;
+    steps[nsteps].nf = (int)nf;
+    steps[nsteps].kernel = kern;
+  }
+  if (*s != '\0')
+    goto bad;
+  st = kb_plan_store(&cs->plans, &k, steps, nsteps) ? KRONBLAS_STATUS_SUCCESS : KRONBLAS_STATUS_ALLOC_FAILED;
+  goto out;
+bad:
+  kb_log(KB_LOG_WARN, "wisdom: CUDA plan '%s' for '%s' is malformed or does not fit its key",
+         plans, keys);
+  st = KRONBLAS_STATUS_INVALID_VALUE;
+out:
+  free(pq);
+  free(Kin);
+  free(steps);
+  return st;
+}
+
+void kb_cuda_wisdom_forget(struct kronblasContext *h)
+{
+  kb_cuda_plans_free(h->backend_state);
 }

@@ -41,6 +41,7 @@ static void kb_env_read(void)
   e->cache_dir = getenv("KRONBLAS_CACHE_DIR");
   e->home = getenv("HOME");
   e->xdg_cache_home = getenv("XDG_CACHE_HOME");
+  e->fault = getenv("KRONBLAS_FAULT");
   kb_log_stream = stderr;
   if (e->log_file != NULL && *e->log_file != '\0') {
     FILE *f = fopen(e->log_file, "a");
@@ -56,6 +57,26 @@ kronblasTuningMode_t kb_env_tuning_mode(void)
                     !strcasecmp(t, "measure")))
     return KRONBLAS_TUNING_MEASURE;
   return KRONBLAS_TUNING_MODEL;
+}
+
+int kb_fault(int kind)
+{
+  static const char *names[] = { "launch", "alloc" };
+  static long counts[2];
+  const char *f = kb_env()->fault, *e;
+  size_t n;
+  long c;
+  if (f == NULL || *f == '\0' || kind < 0 || kind > 1)
+    return 0;
+  c = __atomic_add_fetch(&counts[kind], 1, __ATOMIC_RELAXED);
+  n = strlen(names[kind]);
+  /* A comma-separated list of KIND:N; any entry may name this event. */
+  for (e = f; e != NULL && *e != '\0'; e = strchr(e, ','), e = e != NULL ? e + 1 : NULL)
+    if (strncmp(e, names[kind], n) == 0 && e[n] == ':' && atol(e + n + 1) == c) {
+      kb_log(KB_LOG_WARN, "fault injection: %s %ld fails (KRONBLAS_FAULT)", names[kind], c);
+      return 1;
+    }
+  return 0;
 }
 
 const kb_env_t *kb_env(void)

@@ -4,6 +4,7 @@
  * Live handles are kept in a registry so that a NULL, destroyed or foreign
  * pointer gives NOT_INITIALIZED instead of a read of freed memory. */
 #include "kb_internal.h"
+#include "kb_wisdom.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -109,6 +110,7 @@ kronblasStatus_t kronblasCreateWithBackend(kronblasHandle_t *handle, kronblasBac
   KB_CHECK_GOTO(ops->init(h), st, fail);
   KB_CHECK_GOTO(kb_registry_add(h), st, fail_fini);
   kb_log(KB_LOG_INFO, "created handle %p on the %s backend", (void *)h, ops->name);
+  kb_wisdom_on_create(h);   /* KRONBLAS_WISDOM_FILE; warnings only */
   *handle = h;
   return KRONBLAS_STATUS_SUCCESS;
 
@@ -266,6 +268,29 @@ kronblasStatus_t kronblasGetTuningMode(kronblasHandle_t h, kronblasTuningMode_t 
     return KRONBLAS_STATUS_INVALID_VALUE;
   *mode = h->tuning_mode;
   return KRONBLAS_STATUS_SUCCESS;
+}
+
+/* Wisdom: the file format and its checks are lib/wisdom.c's. */
+kronblasStatus_t kronblasExportWisdom(kronblasHandle_t h, const char *path)
+{
+  KB_CHECK(kb_handle_check(h));
+  if (path == NULL || *path == '\0')
+    return KRONBLAS_STATUS_INVALID_VALUE;
+  return kb_wisdom_export(h, path);
+}
+
+kronblasStatus_t kronblasImportWisdom(kronblasHandle_t h, const char *path)
+{
+  KB_CHECK(kb_handle_check(h));
+  if (path == NULL || *path == '\0')
+    return KRONBLAS_STATUS_INVALID_VALUE;
+  return kb_wisdom_import(h, path);
+}
+
+kronblasStatus_t kronblasForgetWisdom(kronblasHandle_t h)
+{
+  KB_CHECK(kb_handle_check(h));
+  return kb_wisdom_forget(h);
 }
 
 kronblasStatus_t kb_host_workspace(kronblasHandle_t h, size_t bytes, void **ws)

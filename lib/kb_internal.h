@@ -50,10 +50,18 @@ typedef struct {
   const char *cache_dir;   /* KRONBLAS_CACHE_DIR: JIT kernel cache; "" or "off" disables */
   const char *home;        /* HOME, XDG_CACHE_HOME: defaults for the cache dir */
   const char *xdg_cache_home;
+  const char *fault;       /* KRONBLAS_FAULT: fault injection for tests, "KIND:N" */
 } kb_env_t;
 
 const kb_env_t *kb_env(void);
 kronblasTuningMode_t kb_env_tuning_mode(void);
+
+/* Fault injection (testing): with KRONBLAS_FAULT=KIND:N[,KIND:N...] the
+ * N-th event of that kind in the process (counted from 1) fails; KIND is
+ * "launch" (a kernel or cuBLAS launch of the CUDA backend) or "alloc" (a
+ * device workspace allocation).  Returns 1 when this event must fail. */
+enum { KB_FAULT_LAUNCH = 0, KB_FAULT_ALLOC = 1 };
+int kb_fault(int kind);
 void kb_log(int level, const char *fmt, ...)
 #if defined(__GNUC__)
   __attribute__((format(printf, 2, 3)))
@@ -134,6 +142,23 @@ typedef struct kb_backend {
   kronblasStatus_t (*set_stream)(struct kronblasContext *h, void *stream);
   /* Called on kronblasSetWorkspace after the handle recorded it; may be NULL. */
   kronblasStatus_t (*set_workspace)(struct kronblasContext *h, void *ws, size_t bytes);
+
+  /* Wisdom (lib/wisdom.c owns the file format; backends own what a plan
+   * means).
+   * wisdom_ident writes the identity measured plans belong to as lines
+   * "name value\n" (e.g. "device NVIDIA H100 ...\nsm_count 132\n"); a file
+   * is used only where every line matches.  wisdom_each calls put once per
+   * measured plan held by the handle, key and plan being single-line
+   * printable strings the backend chose.  wisdom_add gives one plan back:
+   * INVALID_VALUE if the backend cannot use it here (unknown kernel,
+   * malformed), which the caller reports and skips.  All four NULL: the
+ * backend keeps no measured plans. */
+  kronblasStatus_t (*wisdom_ident)(struct kronblasContext *h, char *buf, size_t size);
+  void (*wisdom_each)(struct kronblasContext *h,
+                      void (*put)(void *ctx, const char *key, const char *plan), void *ctx);
+  kronblasStatus_t (*wisdom_add)(struct kronblasContext *h, const char *key, const char *plan);
+  /* Drops every measured plan the handle holds (kronblasForgetWisdom). */
+  void (*wisdom_forget)(struct kronblasContext *h);
 } kb_backend_t;
 
 extern const kb_backend_t kb_cpu_backend;

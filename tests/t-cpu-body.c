@@ -14,7 +14,8 @@
  * m; Y is poisoned with NaN when beta = 0, and the padding rows of Y (its
  * leading dimension beyond the rows) must come back untouched.  Thread
  * counts 1, 2 and 3 must agree.  The seed is printed; KRONBLAS_TEST_SEED
- * reproduces a run. */
+ * reproduces a run.  t-cpu-tune.c includes it with KB_T_NO_MAIN for the
+ * helpers. */
 #include <kronblas.h>
 #include <inttypes.h>
 #include <math.h>
@@ -304,6 +305,7 @@ static double kb_t_now(void)
   return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
+#ifndef KB_T_NO_MAIN
 int main(void)
 {
   const uint64_t seed = kb_test_seed();
@@ -536,3 +538,4 @@ int main(void)
   kb_cpu_test_force_isa(NULL);
   return tap_done();
 }
+#endif /* KB_T_NO_MAIN */

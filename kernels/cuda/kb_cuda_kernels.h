@@ -16,7 +16,17 @@
 #ifndef KB_CUDA_KERNELS_H
 #define KB_CUDA_KERNELS_H
 
+/* NVRTC compiles this file too (lib/cuda_jit.c embeds it): it has no
+ * system headers, so it gets minimal stand-ins, and the host-only parts
+ * are hidden from it. */
+#ifdef __CUDACC_RTC__
+typedef long int64_t;
+typedef unsigned long uint64_t;
+typedef unsigned long uintptr_t;
+#define INT_MAX 2147483647
+#else
 #include <stdint.h>
+#endif
 
 #ifdef __cplusplus
 extern "C" {
@@ -76,11 +86,59 @@ typedef struct {
   int run;           /* consecutive outputs one slab writes: TK / P^F */
   int occupancy;     /* blocks per SM on this device (after kb_cuda_kernels_init) */
   int unroll;        /* k-steps unrolled in the multiply loop (variants of one shape) */
+  int vw;            /* elements per vector access: 16 bytes for the precompiled
+                        set; 4/2/1 floats, 2/1 doubles where P, Q need less */
+  int jit;           /* KB_CFG_* below */
 } kb_cuda_fast_cfg_t;
 
-/* The table of precompiled configurations; kb_cuda_kernels_init fills in
- * their occupancy. */
+enum {
+  KB_CFG_TABLE = 0,      /* precompiled into the library */
+  KB_CFG_JIT = 1,        /* compiled with NVRTC at its first use (lib/cuda_jit.c) */
+  KB_CFG_JIT_FAILED = 2  /* could not be compiled or loaded: never planned again */
+};
+
+/* Room of the configuration registry: precompiled plus run-time ones.
+ * Entries never move, so indices and pointers stay valid while others
+ * are added. */
+#define KB_CUDA_MAX_CFGS 1024
+
+#ifndef __CUDACC_RTC__
+
+/* The configuration registry: the precompiled table first, then the
+ * configurations added at run time.  kb_cuda_kernels_init fills in the
+ * occupancy of the precompiled ones; a JIT one's is estimated from its
+ * shared memory and threads until it is loaded.  The array has room for
+ * KB_CUDA_MAX_CFGS entries and never moves; *count may grow between
+ * calls. */
 const kb_cuda_fast_cfg_t *kb_cuda_fast_cfgs(int *count);
+
+/* Fills the derived fields of cfg (threads, smem, run, TK from its tile
+ * sizes are taken as given) and checks the kernel's constraints; 0 if the
+ * kernel can be instantiated with it, -1 if not. */
+int kb_cuda_cfg_complete(kb_cuda_fast_cfg_t *cfg);
+/* Adds a run-time (KB_CFG_JIT) configuration, completed and checked, to the
+ * registry; returns its index (the existing one if an equal configuration
+ * is there), or -1 if it is invalid or the registry is full.  Thread-safe. */
+int kb_cuda_cfg_add(const kb_cuda_fast_cfg_t *cfg);
+
+/* A configuration's identity as one printable word (no spaces), the form
+ * in which tuning results ("wisdom") name kernels; returns the length
+ * written, or -1 if size is too small. */
+int kb_cuda_cfg_format(const kb_cuda_fast_cfg_t *cfg, char *buf, int size);
+/* The index of the configuration a kb_cuda_cfg_format word names, or -1 if
+ * it is malformed or names none this library can run.  A valid word that
+ * names no registered configuration adds it as a JIT one where NVRTC is
+ * available. */
+int kb_cuda_cfg_parse(const char *word);
+
+/* JIT (lib/cuda_jit.c).  kb_cuda_jit_available: libnvrtc could be opened
+ * (tried once per process).  kb_cuda_jit_kernel: the loaded kernel of
+ * registry entry index (compiled, or read from the disk cache, at the first
+ * call per device), as a function handle for cudaLaunchKernel, and the
+ * grid that fills the device; returns a cudaError_t and marks the entry
+ * KB_CFG_JIT_FAILED when it cannot be had. */
+int kb_cuda_jit_available(void);
+int kb_cuda_jit_kernel(int index, kb_cuda_fast_cfg_t *cfg, const void **fn, int *max_blocks);
 
 /* Launch one step on a stream (cudaStream_t).  Returns a cudaError_t. */
 int kb_cuda_launch_step(const kb_cuda_step_t *st, void *stream);
@@ -101,6 +159,8 @@ int kb_cuda_launch_xpby(int type, int64_t m, int64_t L,
 /* Makes every fast kernel that needs more than 48 KB of shared memory able
  * to get it on the current device.  Returns a cudaError_t. */
 int kb_cuda_kernels_init(void);
+
+#endif /* !__CUDACC_RTC__ */
 
 #ifdef __cplusplus
 }

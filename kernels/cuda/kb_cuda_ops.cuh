@@ -4,8 +4,10 @@
 #ifndef KB_CUDA_OPS_CUH
 #define KB_CUDA_OPS_CUH
 
+#ifndef __CUDACC_RTC__   // NVRTC (lib/cuda_jit.c) has the CUDA types built in
 #include <cuda_runtime.h>
 #include <stdint.h>
+#endif
 
 __device__ __forceinline__ float kb_zero(float) { return 0.0f; }
 __device__ __forceinline__ double kb_zero(double) { return 0.0; }

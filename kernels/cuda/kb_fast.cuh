@@ -2,7 +2,10 @@
 // for real types and input vectors contiguous along k, with fusion of
 // consecutive square factors in shared memory (Section 4.2) and shift
 // caching (Figure 5).  Instantiated for a small set of configurations in
-// fast_s.cu and fast_d.cu; kb_cuda_kernels.h says what a step computes.
+// fast_s.cu and fast_d.cu, and for any other at run time by NVRTC
+// (lib/cuda_jit.c compiles this file as embedded text: keep host-only code
+// under #ifndef __CUDACC_RTC__); kb_cuda_kernels.h says what a step
+// computes.
 //
 // One thread block takes TM vectors and a slab of TK = NS*P consecutive
 // input elements of each (NS slices of P), loads TP elements of every slice
@@ -17,11 +20,18 @@
 #include "kb_cuda_kernels.h"
 #include "kb_cuda_ops.cuh"
 
+#ifndef __CUDACC_RTC__
 #include <climits>
+#endif
 
-template <typename T> struct kb_vec;
-template <> struct kb_vec<float> { typedef float4 type; static constexpr int n = 4; };
-template <> struct kb_vec<double> { typedef double2 type; static constexpr int n = 2; };
+// Vector accesses of N elements: 16 bytes where P and Q allow, narrower
+// (down to one element) so that any P, Q runs at full specialisation.
+template <typename T, int N> struct kb_vec;
+template <> struct kb_vec<float, 4> { typedef float4 type; };
+template <> struct kb_vec<float, 2> { typedef float2 type; };
+template <> struct kb_vec<float, 1> { typedef float type; };
+template <> struct kb_vec<double, 2> { typedef double2 type; };
+template <> struct kb_vec<double, 1> { typedef double type; };
 
 template <typename T>
 struct kb_fast_args {
@@ -34,15 +44,15 @@ struct kb_fast_args {
   int64_t out_rs, out_is, out_bs;
   int epilogue;
   kb_scalars<T> sc;
-  int vec_in;    // in, in_rs and in_bs allow 16-byte loads
-  int vec_f;     // every factor runs along l with 16-byte aligned columns
-  int vec_out;   // out_is == 1 and out, out_rs, out_bs allow 16-byte stores
+  int vec_in;    // in, in_rs and in_bs allow vector loads
+  int vec_f;     // every factor runs along l with vector-aligned columns
+  int vec_out;   // out_is == 1 and out, out_rs, out_bs allow vector stores
 };
 
 template <int N>
-struct kb_ipow { template <int B> static constexpr int of() { return B * kb_ipow<N - 1>::template of<B>(); } };
+struct kb_ipow { template <int B> __host__ __device__ static constexpr int of() { return B * kb_ipow<N - 1>::template of<B>(); } };
 template <>
-struct kb_ipow<0> { template <int B> static constexpr int of() { return 1; } };
+struct kb_ipow<0> { template <int B> __host__ __device__ static constexpr int of() { return 1; } };
 
 // Shift caching: the RK slices a thread reads form a group of R = RK*TP
 // elements; group g is stored rotated by V*g elements, so that the 16-byte
@@ -62,12 +72,11 @@ __device__ __forceinline__ T kb_vget(const VT &v, int i)
 }
 
 // acc[RM][RK][RQ] += X slices (shared, shifted) x factor tile Fs[k][Q].
-template <typename T, int Q, int TP, int NS, int RM, int RK, int RQ, int XU>
+template <typename T, int V, int Q, int TP, int NS, int RM, int RK, int RQ, int XU>
 __device__ __forceinline__ void kb_fast_mac(const T *__restrict__ Xs, const T *__restrict__ Fs,
                                             T (&acc)[RM][RK][RQ], int sg, int qg, int mg)
 {
-  typedef typename kb_vec<T>::type VT;
-  constexpr int V = kb_vec<T>::n;
+  typedef typename kb_vec<T, V>::type VT;
   constexpr int R = RK * TP;
   constexpr int SLAB = NS * TP;
   const T *xb = Xs + mg * RM * SLAB + sg * R;
@@ -125,9 +134,10 @@ __device__ __forceinline__ void kb_cp_commit(void) { asm volatile("cp.async.comm
 template <int N>
 __device__ __forceinline__ void kb_cp_wait(void) { asm volatile("cp.async.wait_group %0;\n" ::"n"(N)); }
 
-template <typename T, int P, int Q, int F, int TP, int NS, int TM, int RM, int RK, int RQ, int ST, int XU>
+template <typename T, int P, int Q, int F, int TP, int NS, int TM, int RM, int RK, int RQ, int ST, int XU,
+          int VW>
 struct kb_fast_shape {
-  static constexpr int V = kb_vec<T>::n;
+  static constexpr int V = VW;
   static constexpr int NSG = NS / RK;
   static constexpr int NQG = Q / RQ;
   static constexpr int NT = (TM / RM) * NSG * NQG;
@@ -141,19 +151,19 @@ struct kb_fast_shape {
   static constexpr int SMEM = ST * STAGE * (int)sizeof(T);
   static_assert(F == 1 || (TP == P && P == Q), "fusion needs whole slices of square factors");
   static_assert(P % TP == 0 && TP % V == 0 && RK % V == 0 && RQ % V == 0, "tile sizes");
+  static_assert(P % V == 0 && Q % V == 0, "vector accesses stay within a slice and a factor row");
   static_assert(NS % RK == 0 && Q % RQ == 0 && TM % RM == 0, "tile sizes");
   static_assert(RL >= 1 && RL * PF == TK, "a slab holds whole fused slices");
   static_assert(ST == 1 || ST == 2, "one or two stages");
 };
 
-template <typename T>
+template <typename T, int V>
 __device__ __forceinline__ void kb_fast_cp_elems(T *dst, const T *src, bool vec, bool valid, const T *dummy)
 {
-  typedef typename kb_vec<T>::type VT;
-  constexpr int V = kb_vec<T>::n;
-  (void)sizeof(VT);
-  if (vec) {
+  if (vec && V * sizeof(T) == 16) {
     kb_cp16(dst, valid ? (const void *)src : (const void *)dummy, valid);
+  } else if (vec) {
+    kb_cp<V * (int)sizeof(T)>(dst, valid ? (const void *)src : (const void *)dummy, valid);
   } else {
 #pragma unroll
     for (int e = 0; e < V; e++)
@@ -161,12 +171,13 @@ __device__ __forceinline__ void kb_fast_cp_elems(T *dst, const T *src, bool vec,
   }
 }
 
-template <typename T, int P, int Q, int F, int TP, int NS, int TM, int RM, int RK, int RQ, int ST, int XU>
-__global__ void __launch_bounds__(kb_fast_shape<T, P, Q, F, TP, NS, TM, RM, RK, RQ, ST, XU>::NT)
+template <typename T, int P, int Q, int F, int TP, int NS, int TM, int RM, int RK, int RQ, int ST, int XU,
+          int VW>
+__global__ void __launch_bounds__(kb_fast_shape<T, P, Q, F, TP, NS, TM, RM, RK, RQ, ST, XU, VW>::NT)
 kb_fast_kernel(const kb_fast_args<T> a)
 {
-  typedef kb_fast_shape<T, P, Q, F, TP, NS, TM, RM, RK, RQ, ST, XU> S;
-  typedef typename kb_vec<T>::type VT;
+  typedef kb_fast_shape<T, P, Q, F, TP, NS, TM, RM, RK, RQ, ST, XU, VW> S;
+  typedef typename kb_vec<T, VW>::type VT;
   constexpr int V = S::V, NT = S::NT, TK = S::TK, SLAB = S::SLAB, RL = S::RL, NTP = S::NTP;
   constexpr int R = RK * TP;
   extern __shared__ __align__(16) unsigned char kb_fast_smem[];
@@ -205,7 +216,7 @@ kb_fast_kernel(const kb_fast_args<T> a)
       const int rr = i / (SLAB / V);
       const int c = (i % (SLAB / V)) * V;     // s*TP + e
       const int64_t r = rb * TM + rr;
-      kb_fast_cp_elems<T>(Xs + rr * SLAB + kb_shift<R, V>(c), in + r * a.in_rs + (c / TP) * P + (c % TP),
+      kb_fast_cp_elems<T, V>(Xs + rr * SLAB + kb_shift<R, V>(c), in + r * a.in_rs + (c / TP) * P + (c % TP),
                           a.vec_in != 0, r < a.m, a.in);
     }
     // Factor tiles Fs[k][l] = A(l, tp + k): one k-tile (F == 1) or all
@@ -218,7 +229,7 @@ kb_fast_kernel(const kb_fast_args<T> a)
       for (int i = tid; i < TP * Q / V; i += NT) {
         const int k = (i * V) / Q, l = (i * V) % Q;
         if (a.vec_f) {
-          kb_cp16(Fd + k * Q + l, Fg + l + k * a.fs_k[f], true);
+          kb_fast_cp_elems<T, V>(Fd + k * Q + l, Fg + l + k * a.fs_k[f], true, true, Fg);
         } else {
 #pragma unroll
           for (int e = 0; e < V; e++)
@@ -302,7 +313,7 @@ kb_fast_kernel(const kb_fast_args<T> a)
     __syncthreads();
     T *Xs = smem + (ST == 2 ? (int)(u & 1) : 0) * S::STAGE;
     const T *Fs = Xs + TM * SLAB;
-    kb_fast_mac<T, Q, TP, NS, RM, RK, RQ, XU>(Xs, Fs, acc, sg, qg, mg);
+    kb_fast_mac<T, V, Q, TP, NS, RM, RK, RQ, XU>(Xs, Fs, acc, sg, qg, mg);
     if (u % NTP == NTP - 1) {
 #pragma unroll
       for (int f = 1; f < F; f++) {
@@ -326,7 +337,7 @@ kb_fast_kernel(const kb_fast_args<T> a)
               *reinterpret_cast<VT *>(Xs + (mg * RM + im) * SLAB + kb_shift<R, V>(ee)) = w;
             }
         __syncthreads();
-        kb_fast_mac<T, Q, TP, NS, RM, RK, RQ, XU>(Xs, Fs + f * P * Q, acc, sg, qg, mg);
+        kb_fast_mac<T, V, Q, TP, NS, RM, RK, RQ, XU>(Xs, Fs + f * P * Q, acc, sg, qg, mg);
       }
       epilogue(blockIdx.x + (u / NTP) * gridDim.x, acc);
 #pragma unroll
@@ -343,6 +354,9 @@ kb_fast_kernel(const kb_fast_args<T> a)
   }
 }
 
+#ifndef __CUDACC_RTC__
+// ------------------------------------------------------------ host side
+
 // One table entry per instantiation: its configuration, its launcher and
 // the call that raises its shared-memory limit and reads its occupancy.
 struct kb_fast_entry {
@@ -351,76 +365,106 @@ struct kb_fast_entry {
   int (*attr)(int *blocks_per_sm);
 };
 
-static inline bool kb_aligned16(const void *p) { return ((uintptr_t)p & 15) == 0; }
+static inline bool kb_aligned(const void *p, int bytes) { return ((uintptr_t)p & (uintptr_t)(bytes - 1)) == 0; }
+
+// The scalars of a launch, as kb_scalars (kb_cuda_ops.cuh) carries them.
+template <typename T>
+static inline kb_scalars<T> kb_make_scalars(const void *alpha, const void *beta, int dev, int beta_zero)
+{
+  kb_scalars<T> s;
+  s.alpha_p = dev ? (const T *)alpha : nullptr;
+  s.beta_p = dev ? (const T *)beta : nullptr;
+  s.alpha = T();
+  s.beta = T();
+  if (!dev && alpha != nullptr)
+    s.alpha = *(const T *)alpha;
+  if (!dev && beta != nullptr && !beta_zero)
+    s.beta = *(const T *)beta;
+  s.beta_zero = beta_zero;
+  return s;
+}
+
+// The fast kernel's arguments for a step of F factors with vector accesses
+// of V elements: shared by the precompiled launchers and the JIT launcher
+// (steps.cu), whose kernels take the same struct.
+template <typename T>
+static inline void kb_fast_fill_args(kb_fast_args<T> *a, const kb_cuda_step_t *st, int F, int V)
+{
+  const int vb = V * (int)sizeof(T);
+  int f;
+  a->m = st->m;
+  a->batch = st->batch;
+  a->K = st->K;
+  a->vec_f = 1;
+  for (f = 0; f < KB_CUDA_MAXF; f++) {
+    a->F[f] = f < F ? (const T *)st->F[f] : nullptr;
+    a->fs_l[f] = f < F ? st->fs_l[f] : 0;
+    a->fs_k[f] = f < F ? st->fs_k[f] : 0;
+    a->f_bs[f] = f < F ? st->f_bs[f] : 0;
+    if (f < F && !(a->fs_l[f] == 1 && kb_aligned(a->F[f], vb) && a->fs_k[f] % V == 0 &&
+                   (a->batch == 1 || a->f_bs[f] % V == 0)))
+      a->vec_f = 0;
+  }
+  a->in = (const T *)st->in;
+  a->in_rs = st->in_rs;
+  a->in_bs = st->in_bs;
+  a->out = (T *)st->out;
+  a->out_rs = st->out_rs;
+  a->out_is = st->out_is;
+  a->out_bs = st->out_bs;
+  a->epilogue = st->epilogue;
+  a->sc = kb_make_scalars<T>(st->alpha, st->beta, st->dev_scalars, st->beta_zero);
+  a->vec_in = kb_aligned(a->in, vb) && (a->m == 1 || a->in_rs % V == 0) && (a->batch == 1 || a->in_bs % V == 0);
+  a->vec_out = a->out_is == 1 && kb_aligned(a->out, vb) && (a->m == 1 || a->out_rs % V == 0) &&
+               (a->batch == 1 || a->out_bs % V == 0);
+}
+
+// Blocks of a launch: one per tile, at most max_blocks (those that fit on
+// the device at once; each then walks several tiles).
+static inline unsigned kb_fast_grid(const kb_cuda_step_t *st, int TK, int TM, int max_blocks)
+{
+  const int64_t ntiles = (st->K / TK) * ((st->m + TM - 1) / TM) * st->batch;
+  const int64_t cap = max_blocks > 0 ? max_blocks : INT_MAX;
+  return (unsigned)(ntiles < cap ? ntiles : cap);
+}
 
 template <typename T, int P, int Q, int F, int TP, int NS, int TM, int RM, int RK, int RQ, int ST, int XU>
 static int kb_fast_launch(const kb_cuda_step_t *st, void *stream, int max_blocks)
 {
-  typedef kb_fast_shape<T, P, Q, F, TP, NS, TM, RM, RK, RQ, ST, XU> S;
+  constexpr int VW = 16 / (int)sizeof(T);
+  typedef kb_fast_shape<T, P, Q, F, TP, NS, TM, RM, RK, RQ, ST, XU, VW> S;
   kb_fast_args<T> a;
-  const int V = S::V;
-  int f;
-  a.m = st->m;
-  a.batch = st->batch;
-  a.K = st->K;
-  a.vec_f = 1;
-  for (f = 0; f < KB_CUDA_MAXF; f++) {
-    a.F[f] = f < F ? (const T *)st->F[f] : nullptr;
-    a.fs_l[f] = f < F ? st->fs_l[f] : 0;
-    a.fs_k[f] = f < F ? st->fs_k[f] : 0;
-    a.f_bs[f] = f < F ? st->f_bs[f] : 0;
-    if (f < F && !(a.fs_l[f] == 1 && kb_aligned16(a.F[f]) && a.fs_k[f] % V == 0 &&
-                   (a.batch == 1 || a.f_bs[f] % V == 0)))
-      a.vec_f = 0;
-  }
-  a.in = (const T *)st->in;
-  a.in_rs = st->in_rs;
-  a.in_bs = st->in_bs;
-  a.out = (T *)st->out;
-  a.out_rs = st->out_rs;
-  a.out_is = st->out_is;
-  a.out_bs = st->out_bs;
-  a.epilogue = st->epilogue;
-  a.sc.alpha_p = st->dev_scalars ? (const T *)st->alpha : nullptr;
-  a.sc.beta_p = st->dev_scalars ? (const T *)st->beta : nullptr;
-  a.sc.alpha = (!st->dev_scalars && st->alpha) ? *(const T *)st->alpha : T(1);
-  a.sc.beta = (!st->dev_scalars && st->beta && !st->beta_zero) ? *(const T *)st->beta : T(0);
-  a.sc.beta_zero = st->beta_zero;
-  a.vec_in = kb_aligned16(a.in) && (a.m == 1 || a.in_rs % V == 0) && (a.batch == 1 || a.in_bs % V == 0);
-  a.vec_out = a.out_is == 1 && kb_aligned16(a.out) && (a.m == 1 || a.out_rs % V == 0) &&
-              (a.batch == 1 || a.out_bs % V == 0);
-  {
-    const int64_t ntiles = (a.K / S::TK) * ((a.m + TM - 1) / TM) * a.batch;
-    const int64_t cap = max_blocks > 0 ? max_blocks : INT_MAX;
-    const unsigned grid = (unsigned)(ntiles < cap ? ntiles : cap);
-    kb_fast_kernel<T, P, Q, F, TP, NS, TM, RM, RK, RQ, ST, XU>
-        <<<grid, S::NT, S::SMEM, (cudaStream_t)stream>>>(a);
-  }
+  kb_fast_fill_args<T>(&a, st, F, VW);
+  kb_fast_kernel<T, P, Q, F, TP, NS, TM, RM, RK, RQ, ST, XU, VW>
+      <<<kb_fast_grid(st, S::TK, TM, max_blocks), S::NT, S::SMEM, (cudaStream_t)stream>>>(a);
   return (int)cudaGetLastError();
 }
 
 template <typename T, int P, int Q, int F, int TP, int NS, int TM, int RM, int RK, int RQ, int ST, int XU>
 static int kb_fast_attr(int *blocks_per_sm)
 {
-  typedef kb_fast_shape<T, P, Q, F, TP, NS, TM, RM, RK, RQ, ST, XU> S;
+  constexpr int VW = 16 / (int)sizeof(T);
+  typedef kb_fast_shape<T, P, Q, F, TP, NS, TM, RM, RK, RQ, ST, XU, VW> S;
   cudaError_t err = cudaSuccess;
   *blocks_per_sm = 0;
   if (S::SMEM > 48 * 1024)
-    err = cudaFuncSetAttribute(kb_fast_kernel<T, P, Q, F, TP, NS, TM, RM, RK, RQ, ST, XU>,
+    err = cudaFuncSetAttribute(kb_fast_kernel<T, P, Q, F, TP, NS, TM, RM, RK, RQ, ST, XU, VW>,
                                cudaFuncAttributeMaxDynamicSharedMemorySize, S::SMEM);
   if (err == cudaSuccess)
     err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        blocks_per_sm, kb_fast_kernel<T, P, Q, F, TP, NS, TM, RM, RK, RQ, ST, XU>, S::NT, S::SMEM);
+        blocks_per_sm, kb_fast_kernel<T, P, Q, F, TP, NS, TM, RM, RK, RQ, ST, XU, VW>, S::NT, S::SMEM);
   return (int)err;
 }
 
+// The precompiled set uses 16-byte vectors.
 #define KB_FAST_SHAPE(T, P, Q, F, TP, NS, TM, RM, RK, RQ, ST, XU) \
-  kb_fast_shape<T, P, Q, F, TP, NS, TM, RM, RK, RQ, ST, XU>
+  kb_fast_shape<T, P, Q, F, TP, NS, TM, RM, RK, RQ, ST, XU, 16 / (int)sizeof(T)>
 #define KB_FAST_ENTRY(T, TYPE, P, Q, F, TP, NS, TM, RM, RK, RQ, ST, XU)                              \
   { { TYPE, P, Q, F, NS * P, TM, TP, RK, RQ, RM,                                                  \
       KB_FAST_SHAPE(T, P, Q, F, TP, NS, TM, RM, RK, RQ, ST, XU)::NT,                                  \
       KB_FAST_SHAPE(T, P, Q, F, TP, NS, TM, RM, RK, RQ, ST, XU)::SMEM, ST,                            \
-      KB_FAST_SHAPE(T, P, Q, F, TP, NS, TM, RM, RK, RQ, ST, XU)::RL, 0, XU },                             \
+      KB_FAST_SHAPE(T, P, Q, F, TP, NS, TM, RM, RK, RQ, ST, XU)::RL, 0, XU,                           \
+      16 / (int)sizeof(T), KB_CFG_TABLE },                                                          \
     kb_fast_launch<T, P, Q, F, TP, NS, TM, RM, RK, RQ, ST, XU>,                                       \
     kb_fast_attr<T, P, Q, F, TP, NS, TM, RM, RK, RQ, ST, XU> }
 
@@ -428,5 +472,6 @@ extern const kb_fast_entry kb_fast_table_s[];
 extern const int kb_fast_table_s_n;
 extern const kb_fast_entry kb_fast_table_d[];
 extern const int kb_fast_table_d_n;
+#endif // !__CUDACC_RTC__
 
 #endif // KB_FAST_CUH

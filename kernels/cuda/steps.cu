@@ -1,13 +1,16 @@
 // steps.cu - the generic sliced-multiply kernel (any type, shape, stride
-// and conjugation), the scale and blend kernels, and the launcher that sends
-// a step to the generic kernel or to a precompiled fast configuration.
+// and conjugation), the scale and blend kernels, the registry of fast
+// configurations (precompiled and JIT), and the launcher that sends a step
+// to the generic kernel or to a fast configuration.
 #include "kb_cuda_kernels.h"
 #include "kb_cuda_ops.cuh"
 #include "kb_fast.cuh"
 
+#include <atomic>
 #include <climits>
+#include <cstdio>
+#include <cstring>
 #include <mutex>
-#include <vector>
 
 // Blocks per launch of the grid-stride kernels: enough to fill any current
 // GPU several times over; the kernels loop over what is left.
@@ -124,22 +127,6 @@ static unsigned kb_grid_for(int64_t total)
 }
 
 template <typename T>
-static kb_scalars<T> kb_make_scalars(const void *alpha, const void *beta, int dev, int beta_zero)
-{
-  kb_scalars<T> s;
-  s.alpha_p = dev ? (const T *)alpha : nullptr;
-  s.beta_p = dev ? (const T *)beta : nullptr;
-  s.alpha = T();
-  s.beta = T();
-  if (!dev && alpha != nullptr)
-    s.alpha = *(const T *)alpha;
-  if (!dev && beta != nullptr && !beta_zero)
-    s.beta = *(const T *)beta;
-  s.beta_zero = beta_zero;
-  return s;
-}
-
-template <typename T>
 static int kb_generic_launch(const kb_cuda_step_t *st, void *stream)
 {
   kb_gen_args<T> a;
@@ -170,59 +157,197 @@ static int kb_generic_launch(const kb_cuda_step_t *st, void *stream)
   return (int)cudaGetLastError();
 }
 
-// ------------------------------------------------------------ fast table
+// ------------------------------------------------------ config registry
+//
+// The precompiled table first, then configurations added at run time (JIT,
+// lib/cuda_jit.c).  A fixed array: the planner and the tuner hold indices
+// and pointers into it while other threads add entries, so it never moves;
+// an entry is written before the count that publishes it.
 
-static std::vector<kb_fast_entry> &kb_fast_all(void)
-{
-  static std::vector<kb_fast_entry> all;
-  static std::once_flag once;
-  std::call_once(once, [] {
-    all.insert(all.end(), kb_fast_table_s, kb_fast_table_s + kb_fast_table_s_n);
-    all.insert(all.end(), kb_fast_table_d, kb_fast_table_d + kb_fast_table_d_n);
-  });
-  return all;
-}
-
-static std::vector<kb_cuda_fast_cfg_t> &kb_fast_cfg_list(void)
-{
-  static std::vector<kb_cuda_fast_cfg_t> cfgs;
-  static std::once_flag once;
-  std::call_once(once, [] {
-    for (const kb_fast_entry &e : kb_fast_all())
-      cfgs.push_back(e.cfg);
-  });
-  return cfgs;
-}
-
-// Blocks of a fast kernel that fit on the device at once: its grid, so
-// that each block walks several tiles and overlaps their loads.
-static std::vector<int> kb_fast_max_blocks;
+static kb_cuda_fast_cfg_t kb_cfgs[KB_CUDA_MAX_CFGS];
+static std::atomic<int> kb_ncfg(0);
+static int kb_ntable;
+static std::once_flag kb_cfg_once;
+static std::mutex kb_cfg_lock;
+// Blocks of a precompiled kernel that fit on the device at once: its grid,
+// so that each block walks several tiles and overlaps their loads.
+static int kb_fast_max_blocks[KB_CUDA_MAX_CFGS];
 static std::mutex kb_fast_init_lock;
+
+static const kb_fast_entry *kb_table_entry(int i)
+{
+  return i < kb_fast_table_s_n ? &kb_fast_table_s[i] : &kb_fast_table_d[i - kb_fast_table_s_n];
+}
+
+static void kb_cfg_init(void)
+{
+  std::call_once(kb_cfg_once, [] {
+    int i, n = kb_fast_table_s_n + kb_fast_table_d_n;
+    for (i = 0; i < n && i < KB_CUDA_MAX_CFGS; i++)
+      kb_cfgs[i] = kb_table_entry(i)->cfg;
+    kb_ntable = i;
+    kb_ncfg.store(i, std::memory_order_release);
+  });
+}
 
 extern "C" const kb_cuda_fast_cfg_t *kb_cuda_fast_cfgs(int *count)
 {
-  std::vector<kb_cuda_fast_cfg_t> &c = kb_fast_cfg_list();
-  *count = (int)c.size();
-  return c.data();
+  kb_cfg_init();
+  *count = kb_ncfg.load(std::memory_order_acquire);
+  return kb_cfgs;
+}
+
+static int kb_cfg_esz(int type) { return type == 0 ? 4 : 8; }
+
+// Same kernel: every field that is a template argument.
+static bool kb_cfg_same(const kb_cuda_fast_cfg_t *a, const kb_cuda_fast_cfg_t *b)
+{
+  return a->type == b->type && a->P == b->P && a->Q == b->Q && a->F == b->F && a->TK == b->TK &&
+         a->TM == b->TM && a->TP == b->TP && a->RK == b->RK && a->RQ == b->RQ && a->RM == b->RM &&
+         a->stages == b->stages && a->unroll == b->unroll && a->vw == b->vw;
+}
+
+// Blocks per SM before a JIT kernel is loaded: shared memory and threads of
+// an H100-class SM, registers at ~48 besides the accumulators.  Only ranks
+// candidates; the real figure replaces it once the kernel is loaded.
+static int kb_cfg_occupancy_estimate(const kb_cuda_fast_cfg_t *c)
+{
+  int occ = 2048 / c->threads;
+  int by_smem = 233472 / (c->smem + 1024);
+  int by_regs = 65536 / (c->threads * (c->RM * c->RK * c->RQ + 48));
+  if (by_smem < occ) occ = by_smem;
+  if (by_regs < occ) occ = by_regs;
+  if (occ > 32) occ = 32;
+  return occ > 0 ? occ : 1;
+}
+
+extern "C" int kb_cuda_cfg_complete(kb_cuda_fast_cfg_t *c)
+{
+  int64_t pf = 1, stage;
+  int esz, V, NS, f;
+  if (c->type != 0 && c->type != 1)
+    return -1;
+  esz = kb_cfg_esz(c->type);
+  V = c->vw;
+  if ((V != 1 && V != 2 && V != 4) || V * esz > 16)
+    return -1;
+  if (c->P < 1 || c->Q < 1 || c->P > 1024 || c->Q > 1024 || c->F < 1 || c->F > KB_CUDA_MAXF ||
+      c->TP < 1 || c->RK < 1 || c->RQ < 1 || c->RM < 1 || c->TM < 1 || c->TM > 64 ||
+      c->TK < 1 || c->TK > (1 << 20) || (c->stages != 1 && c->stages != 2) || c->unroll < 1 ||
+      c->unroll > 64)
+    return -1;
+  if (c->TK % c->P != 0)
+    return -1;
+  NS = c->TK / c->P;
+  if (c->P % c->TP || c->TP % V || c->RK % V || c->RQ % V || c->P % V || c->Q % V || NS % c->RK ||
+      c->Q % c->RQ || c->TM % c->RM)
+    return -1;
+  if (c->F > 1 && !(c->TP == c->P && c->P == c->Q))
+    return -1;
+  for (f = 0; f < c->F; f++) {
+    pf *= c->P;
+    if (pf > c->TK)
+      return -1;
+  }
+  if (c->TK % pf != 0)
+    return -1;
+  // A vector store holds V consecutive outputs of one run.
+  if ((c->TK / pf) % V != 0)
+    return -1;
+  if (c->RM * c->RK * c->RQ > 256)   // accumulators: registers spill beyond this
+    return -1;
+  c->threads = (c->TM / c->RM) * (NS / c->RK) * (c->Q / c->RQ);
+  if (c->threads < 32 || c->threads > 1024)
+    return -1;
+  stage = (int64_t)c->TM * NS * c->TP + (c->F > 1 ? (int64_t)c->F * c->P * c->Q : (int64_t)c->TP * c->Q);
+  if (stage * c->stages * esz > 227 * 1024)
+    return -1;
+  c->smem = (int)(stage * c->stages * esz);
+  c->run = (int)(c->TK / pf);
+  return 0;
+}
+
+extern "C" int kb_cuda_cfg_add(const kb_cuda_fast_cfg_t *cfg)
+{
+  kb_cuda_fast_cfg_t c = *cfg;
+  int i, n;
+  kb_cfg_init();
+  if (kb_cuda_cfg_complete(&c) != 0)
+    return -1;
+  std::lock_guard<std::mutex> lock(kb_cfg_lock);
+  n = kb_ncfg.load(std::memory_order_acquire);
+  for (i = 0; i < n; i++)
+    if (kb_cfg_same(&kb_cfgs[i], &c))
+      return i;
+  if (n >= KB_CUDA_MAX_CFGS)
+    return -1;
+  c.jit = KB_CFG_JIT;
+  c.occupancy = kb_cfg_occupancy_estimate(&c);
+  kb_cfgs[n] = c;
+  kb_ncfg.store(n + 1, std::memory_order_release);
+  return n;
+}
+
+extern "C" int kb_cuda_cfg_format(const kb_cuda_fast_cfg_t *c, char *buf, int size)
+{
+  int n = snprintf(buf, (size_t)size, "fast:t%d:p%d:q%d:f%d:tk%d:tm%d:tp%d:rk%d:rq%d:rm%d:st%d:xu%d",
+                   c->type, c->P, c->Q, c->F, c->TK, c->TM, c->TP, c->RK, c->RQ, c->RM,
+                   c->stages, c->unroll);
+  // The vector width only where it is not the precompiled set's 16 bytes,
+  // so that their words stay as they were.
+  if (n >= 0 && n < size && (c->type == 0 || c->type == 1) && c->vw != 16 / kb_cfg_esz(c->type))
+    n += snprintf(buf + n, (size_t)(size - n), ":vw%d", c->vw);
+  return n < 0 || n >= size ? -1 : n;
+}
+
+extern "C" int kb_cuda_cfg_parse(const char *word)
+{
+  kb_cuda_fast_cfg_t c;
+  const kb_cuda_fast_cfg_t *cfgs;
+  char buf[160];
+  int n = 0, ncfg, i;
+  if (word == NULL)
+    return -1;
+  memset(&c, 0, sizeof c);
+  if (sscanf(word, "fast:t%d:p%d:q%d:f%d:tk%d:tm%d:tp%d:rk%d:rq%d:rm%d:st%d:xu%d%n", &c.type, &c.P,
+             &c.Q, &c.F, &c.TK, &c.TM, &c.TP, &c.RK, &c.RQ, &c.RM, &c.stages, &c.unroll, &n) != 12)
+    return -1;
+  if (c.type != 0 && c.type != 1)
+    return -1;
+  c.vw = 16 / kb_cfg_esz(c.type);
+  if (word[n] != '\0') {
+    int m = 0;
+    if (sscanf(word + n, ":vw%d%n", &c.vw, &m) != 1 || word[n + m] != '\0')
+      return -1;
+  }
+  // Only the canonical spelling (no signs, spaces or leading zeros).
+  if (kb_cuda_cfg_format(&c, buf, (int)sizeof buf) < 0 || strcmp(buf, word) != 0)
+    return -1;
+  cfgs = kb_cuda_fast_cfgs(&ncfg);
+  for (i = 0; i < ncfg; i++)
+    if (kb_cfg_same(&cfgs[i], &c))
+      return cfgs[i].jit == KB_CFG_JIT_FAILED ? -1 : i;
+  if (kb_cuda_cfg_complete(&c) != 0 || !kb_cuda_jit_available())
+    return -1;
+  return kb_cuda_cfg_add(&c);
 }
 
 extern "C" int kb_cuda_kernels_init(void)
 {
   std::lock_guard<std::mutex> lock(kb_fast_init_lock);
-  std::vector<kb_fast_entry> &all = kb_fast_all();
-  std::vector<kb_cuda_fast_cfg_t> &cfgs = kb_fast_cfg_list();
-  int dev = 0, nsm = 0;
-  cudaError_t err = cudaGetDevice(&dev);
+  int dev = 0, nsm = 0, i;
+  cudaError_t err;
+  kb_cfg_init();
+  err = cudaGetDevice(&dev);
   if (err == cudaSuccess)
     err = cudaDeviceGetAttribute(&nsm, cudaDevAttrMultiProcessorCount, dev);
   if (err != cudaSuccess)
     return (int)err;
-  kb_fast_max_blocks.assign(all.size(), 0);
-  for (size_t i = 0; i < all.size(); i++) {
-    int occ = 0, e = all[i].attr(&occ);
+  for (i = 0; i < kb_ntable; i++) {
+    int occ = 0, e = kb_table_entry(i)->attr(&occ);
     if (e != (int)cudaSuccess)
       return e;
-    cfgs[i].occupancy = occ;
+    kb_cfgs[i].occupancy = occ;
     kb_fast_max_blocks[i] = occ > 0 ? occ * nsm : 0;
   }
   return (int)cudaSuccess;
@@ -230,14 +355,44 @@ extern "C" int kb_cuda_kernels_init(void)
 
 // ------------------------------------------------------------- launchers
 
+template <typename T>
+static int kb_jit_launch_t(const void *fn, const kb_cuda_fast_cfg_t *c, const kb_cuda_step_t *st,
+                           void *stream, int max_blocks)
+{
+  kb_fast_args<T> a;
+  void *args[1] = { &a };
+  kb_fast_fill_args<T>(&a, st, c->F, c->vw);
+  return (int)cudaLaunchKernel(fn, dim3(kb_fast_grid(st, c->TK, c->TM, max_blocks)), dim3(c->threads),
+                               args, (size_t)c->smem, (cudaStream_t)stream);
+}
+
+// A run-time configuration: its kernel is compiled (or read from the disk
+// cache) at its first launch on this device.
+static int kb_jit_launch(const kb_cuda_step_t *st, void *stream)
+{
+  kb_cuda_fast_cfg_t *c = &kb_cfgs[st->kernel];
+  const void *fn = nullptr;
+  int max_blocks = 0;
+  int err = kb_cuda_jit_kernel(st->kernel, c, &fn, &max_blocks);
+  if (err != (int)cudaSuccess)
+    return err;
+  switch (c->type) {
+  case 0: return kb_jit_launch_t<float>(fn, c, st, stream, max_blocks);
+  case 1: return kb_jit_launch_t<double>(fn, c, st, stream, max_blocks);
+  }
+  return (int)cudaErrorInvalidValue;
+}
+
 extern "C" int kb_cuda_launch_step(const kb_cuda_step_t *st, void *stream)
 {
   if (st->kernel >= 0) {
-    std::vector<kb_fast_entry> &all = kb_fast_all();
-    if (st->kernel >= (int)all.size())
+    int n;
+    (void)kb_cuda_fast_cfgs(&n);
+    if (st->kernel >= n)
       return (int)cudaErrorInvalidValue;
-    return all[st->kernel].launch(st, stream,
-                                  (size_t)st->kernel < kb_fast_max_blocks.size() ? kb_fast_max_blocks[st->kernel] : 0);
+    if (st->kernel >= kb_ntable)
+      return kb_jit_launch(st, stream);
+    return kb_table_entry(st->kernel)->launch(st, stream, kb_fast_max_blocks[st->kernel]);
   }
   if (st->nf != 1)
     return (int)cudaErrorInvalidValue;
