@@ -17,22 +17,19 @@
 
 #include <kronblas.h>
 
+#include "kb_shapes.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-#define KB_BENCH_MAXF 128      /* factors per shape */
+#define KB_BENCH_MAXF KB_SHAPE_MAXF
 #define KB_BENCH_MAXOPS (2 * KB_BENCH_MAXF + 2)
 
 /* ------------------------------------------------------------ problem */
 
-typedef struct {
-  char name[512];              /* as given or canonical, e.g. 1024_8x8^5 */
-  char factors[480];           /* the factor part, runs compressed: 8x8^5 */
-  int64_t m;
-  int n;
-  int64_t p[KB_BENCH_MAXF], q[KB_BENCH_MAXF];
-} kb_bench_shape_t;
+/* Shapes: tools/kb_shapes.h. */
+typedef kb_shape_t kb_bench_shape_t;
 
 /* One benchmark row: a shape with a type, side and transposes, stored with
  * exact leading dimensions. */

@@ -30,105 +30,7 @@
 
 /* ------------------------------------------------------------ shapes */
 
-/* Issue 3's standard GPU shapes: LEFT side, X contiguous along K. */
-static const char *const kb_bench_standard[] = {
-  "1024_8x8^5", "1024_8x8^6", "1024_16x16^4", "1024_16x16^5", "1024_32x32^3",
-  "1024_32x32^4", "1024_64x64^2", "1024_64x64^3", "1024_128x128^2", "320_128x128^3",
-  "16_8x8^8", "16_16x16^6", "16_32x32^5", "16_64x64^4", "16_128x128^3", NULL
-};
-
-/* Issue 4's CPU shapes. */
-static const char *const kb_bench_cpu_shapes[] = {
-  "1024_8x8^5", "1024_16x16^4", "1024_32x32^3", "1024_64x64^2", "16_8x8^6", "16_16x16^5",
-  "16_32x32^4", "16_64x64^3", "256_128x128^2", "1024_3x3^7", "1024_6x6^6", NULL
-};
-
-/* The seed paper's Table 4 (real-world shapes); "2^7 x 2^7" read as seven
- * 2x2 factors.  20_2x2^9 is listed twice there and run once here. */
-static const char *const kb_bench_realworld[] = {
-  "20_2x2^7", "20_2x2^9", "50_2x2^9", "20_2x2^10", "1_2x2^11",
-  "10_52x50,65x20", "50_32x8,64x128", "10_52x65,50x20",
-  "4_2x2^9", "8_2x2^9", "16_2x2^9",
-  "4_8x8^3", "8_8x8^3", "16_8x8^3", "20_8x8^3",
-  "1024_3x3^7", "1024_4x4^7", "1024_6x6^7",
-  "1_5x5^3,2x2", "1_5x5^2,2x2,25x25",
-  "1526_4x4^6", "156_8x8^3", "2967_4x4^7",
-  "16_8x8^8", "16_16x16^6", "16_32x32^6", "16_64x64^3", NULL
-};
-
-static int kb_bench_parse_i64(const char **s, int64_t *v)
-{
-  char *end;
-  long long x;
-  if (**s < '0' || **s > '9')
-    return -1;
-  errno = 0;
-  x = strtoll(*s, &end, 10);
-  if (errno != 0 || x < 0)
-    return -1;
-  *v = x;
-  *s = end;
-  return 0;
-}
-
-/* The factor list written back with runs compressed: 8x8^5, 4x5,3x3. */
-static void kb_bench_shape_names(kb_bench_shape_t *sh)
-{
-  size_t len = 0;
-  int i = 0;
-  sh->factors[0] = '\0';
-  while (i < sh->n) {
-    int j = i;
-    while (j + 1 < sh->n && sh->p[j + 1] == sh->p[i] && sh->q[j + 1] == sh->q[i])
-      j++;
-    len += (size_t)snprintf(sh->factors + len, len < sizeof sh->factors ? sizeof sh->factors - len : 0,
-                            "%s%" PRId64 "x%" PRId64, i ? "," : "", sh->p[i], sh->q[i]);
-    if (j > i && len < sizeof sh->factors)
-      len += (size_t)snprintf(sh->factors + len, sizeof sh->factors - len, "^%d", j - i + 1);
-    i = j + 1;
-  }
-  snprintf(sh->name, sizeof sh->name, "%" PRId64 "_%s", sh->m, sh->factors);
-}
-
-/* M_PxQ^N, or M_ followed by a comma list of PxQ or PxQ^N.  0 or an error
- * message. */
-static const char *kb_bench_parse_shape(const char *s, kb_bench_shape_t *sh)
-{
-  int64_t p, q, reps, K = 1, e;
-  memset(sh, 0, sizeof *sh);
-  if (kb_bench_parse_i64(&s, &sh->m) || *s++ != '_')
-    return "expected M_ at the start";
-  for (;;) {
-    if (kb_bench_parse_i64(&s, &p) || (*s != 'x' && *s != 'X'))
-      return "expected a factor PxQ";
-    s++;
-    if (kb_bench_parse_i64(&s, &q))
-      return "expected Q after PxQ";
-    reps = 1;
-    if (*s == '^') {
-      s++;
-      if (kb_bench_parse_i64(&s, &reps) || reps < 1)
-        return "expected a count N >= 1 after ^";
-    }
-    if (reps > KB_BENCH_MAXF - sh->n)
-      return "too many factors";
-    while (reps-- > 0) {
-      sh->p[sh->n] = p;
-      sh->q[sh->n] = q;
-      sh->n++;
-      if (__builtin_mul_overflow(K, p > q ? p : q, &K))
-        return "sizes overflow int64";
-    }
-    if (*s == '\0')
-      break;
-    if (*s++ != ',')
-      return "expected , between factors";
-  }
-  if (__builtin_mul_overflow(K, sh->m, &e))
-    return "sizes overflow int64";
-  kb_bench_shape_names(sh);
-  return NULL;
-}
+/* The notation and the named sets are in kb_shapes.c. */
 
 /* ----------------------------------------------------------- options */
 
@@ -245,7 +147,7 @@ static void kb_bench_add_shape(kb_bench_cli_t *c, const char *s)
     c->shapes = n;
     c->capshapes = cap;
   }
-  err = kb_bench_parse_shape(s, &c->shapes[c->nshapes]);
+  err = kb_shape_parse(s, &c->shapes[c->nshapes]);
   if (err != NULL) {
     fprintf(stderr, "%s: bad shape '%s': %s\n", kb_bench_prog, s, err);
     kb_bench_bad_args("shapes look like 1024_8x8^5 or 16_4x5,3x3,8x2%s", "");
@@ -261,9 +163,7 @@ static void kb_bench_add_set(kb_bench_cli_t *c, const char *list)
   char buf[256], *tok, *save = NULL;
   snprintf(buf, sizeof buf, "%s", list);
   for (tok = strtok_r(buf, ",", &save); tok != NULL; tok = strtok_r(NULL, ",", &save)) {
-    const char *const *set = !strcmp(tok, "standard") ? kb_bench_standard
-                             : !strcmp(tok, "cpu") ? kb_bench_cpu_shapes
-                             : !strcmp(tok, "realworld") ? kb_bench_realworld : NULL;
+    const char *const *set = kb_shape_set(tok);
     if (set == NULL)
       kb_bench_bad_args("unknown shape set '%s' (standard, cpu, realworld)", tok);
     for (; *set != NULL; set++)

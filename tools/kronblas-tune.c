@@ -19,28 +19,13 @@
 #include <cuda_runtime_api.h>
 #endif
 
-#define KT_MAXF 128
+#include "kb_shapes.h"
+
+#define KT_MAXF KB_SHAPE_MAXF
 
 static const char *kt_prog = "kronblas-tune";
 
-/* Issue 3's standard GPU shapes and issue 4's CPU shapes (as in
- * kronblas-bench). */
-static const char *const kt_standard[] = {
-  "1024_8x8^5", "1024_8x8^6", "1024_16x16^4", "1024_16x16^5", "1024_32x32^3",
-  "1024_32x32^4", "1024_64x64^2", "1024_64x64^3", "1024_128x128^2", "320_128x128^3",
-  "16_8x8^8", "16_16x16^6", "16_32x32^5", "16_64x64^4", "16_128x128^3", NULL
-};
-static const char *const kt_cpu_shapes[] = {
-  "1024_8x8^5", "1024_16x16^4", "1024_32x32^3", "1024_64x64^2", "16_8x8^6", "16_16x16^5",
-  "16_32x32^4", "16_64x64^3", "256_128x128^2", "1024_3x3^7", "1024_6x6^6", NULL
-};
-
-typedef struct {
-  const char *name;
-  int64_t m;
-  int n;
-  int64_t p[KT_MAXF], q[KT_MAXF];
-} kt_shape_t;
+typedef kb_shape_t kt_shape_t;
 
 static void kt_usage(FILE *f)
 {
@@ -50,7 +35,7 @@ static void kt_usage(FILE *f)
 "\n"
 "SYNOPSIS\n"
 "  kronblas-tune [--backend cpu|cuda] [--type s|d|c|z] [--output FILE]\n"
-"                [--shapes standard|cpu] [SHAPE...]\n"
+"                [--shapes standard|cpu|realworld] [SHAPE...]\n"
 "\n"
 "DESCRIPTION\n"
 "  For each shape, runs one GEKMM (side LEFT, no transposes, alpha 1,\n"
@@ -70,8 +55,9 @@ static void kt_usage(FILE *f)
 "                      (default s); may be given as a list, e.g. s,d\n"
 "  --output FILE       the wisdom file (default: $KRONBLAS_WISDOM_FILE, else\n"
 "                      ./kronblas.wisdom)\n"
-"  --shapes SET        add a named set: standard (issue 3's 15 GPU shapes)\n"
-"                      or cpu (issue 4's CPU shapes)\n"
+"  --shapes SET        add a named set: standard (issue 3's 15 GPU shapes),\n"
+"                      cpu (issue 4's CPU shapes) or realworld (the FastKron\n"
+"                      paper's Table 4)\n"
 "  -h, --help          this text\n"
 "\n"
 "EXIT STATUS\n"
@@ -86,56 +72,6 @@ static void kt_bad_args(const char *fmt, const char *arg)
   fprintf(stderr, fmt, arg);
   fprintf(stderr, "\nTry '%s --help'.\n", kt_prog);
   exit(2);
-}
-
-static int kt_num(const char **s, int64_t *v)
-{
-  char *end;
-  long long x;
-  if (**s < '0' || **s > '9')
-    return -1;
-  errno = 0;
-  x = strtoll(*s, &end, 10);
-  if (errno != 0 || x < 1)
-    return -1;
-  *v = x;
-  *s = end;
-  return 0;
-}
-
-/* M_PxQ^N or M_ and a comma list of PxQ[^N]; 0 on success. */
-static int kt_parse_shape(const char *str, kt_shape_t *sh)
-{
-  const char *s = str;
-  int64_t p, q, reps;
-  memset(sh, 0, sizeof *sh);
-  sh->name = str;
-  if (kt_num(&s, &sh->m) || *s++ != '_')
-    return -1;
-  for (;;) {
-    if (kt_num(&s, &p) || (*s != 'x' && *s != 'X'))
-      return -1;
-    s++;
-    if (kt_num(&s, &q))
-      return -1;
-    reps = 1;
-    if (*s == '^') {
-      s++;
-      if (kt_num(&s, &reps))
-        return -1;
-    }
-    if (reps > KT_MAXF - sh->n)
-      return -1;
-    while (reps-- > 0) {
-      sh->p[sh->n] = p;
-      sh->q[sh->n] = q;
-      sh->n++;
-    }
-    if (*s == '\0')
-      return 0;
-    if (*s++ != ',')
-      return -1;
-  }
 }
 
 static double kt_now(void)
@@ -312,7 +248,7 @@ static void kt_add_shape(kt_shape_t **v, int *n, int *cap, const char *s)
       exit(1);
     }
   }
-  if (kt_parse_shape(s, &(*v)[*n]) != 0)
+  if (kb_shape_parse(s, &(*v)[*n]) != NULL)
     kt_bad_args("bad shape '%s' (M_PxQ^N or M_PxQ,PxQ,...)", s);
   (*n)++;
 }
@@ -353,14 +289,9 @@ int main(int argc, char **argv)
     } else if (!strcmp(a, "--output") && i + 1 < argc) {
       output = argv[++i];
     } else if (!strcmp(a, "--shapes") && i + 1 < argc) {
-      const char *const *set = NULL;
-      a = argv[++i];
-      if (!strcmp(a, "standard"))
-        set = kt_standard;
-      else if (!strcmp(a, "cpu"))
-        set = kt_cpu_shapes;
-      else
-        kt_bad_args("unknown shape set '%s' (standard, cpu)", a);
+      const char *const *set = kb_shape_set(argv[++i]);
+      if (set == NULL)
+        kt_bad_args("unknown shape set '%s' (standard, cpu, realworld)", argv[i]);
       for (; *set; set++)
         kt_add_shape(&shapes, &nshapes, &cap, *set);
     } else if (a[0] == '-') {
