@@ -261,6 +261,7 @@ typedef struct {
   int64_t nsteps;
   char *buf[2];
   int64_t buf_elems;        /* batch stride of the intermediates, elements */
+  int col;                  /* the column plan: intermediates contiguous along m */
   void *stream;
 } kb_cuda_run_t;
 
@@ -306,8 +307,8 @@ static kronblasStatus_t kb_cuda_run_chunk(const kb_cuda_run_t *rn, int64_t b0, i
       st.conj_in = pb->conjX;
     } else {
       st.in = rn->buf[(j - 1) % 2];
-      st.in_rs = Kcur;
-      st.in_is = 1;
+      st.in_rs = rn->col ? 1 : Kcur;
+      st.in_is = rn->col ? pb->m : 1;
       st.in_bs = rn->buf_elems;
     }
     if (last && !overlap) {
@@ -318,8 +319,8 @@ static kronblasStatus_t kb_cuda_run_chunk(const kb_cuda_run_t *rn, int64_t b0, i
       st.epilogue = KB_EPI_AXPBY;
     } else {
       st.out = rn->buf[j % 2];
-      st.out_rs = Knext;
-      st.out_is = 1;
+      st.out_rs = rn->col ? 1 : Knext;
+      st.out_is = rn->col ? pb->m : 1;
       st.out_bs = rn->buf_elems;
       st.epilogue = last ? KB_EPI_ALPHA : KB_EPI_NONE;
     }
@@ -335,7 +336,8 @@ static kronblasStatus_t kb_cuda_run_chunk(const kb_cuda_run_t *rn, int64_t b0, i
   }
   if (overlap) {
     err = (cudaError_t)kb_cuda_launch_xpby(
-        (int)pb->type, pb->m, pb->L, rn->buf[(rn->nsteps - 1) % 2], pb->L, 1,
+        (int)pb->type, pb->m, pb->L, rn->buf[(rn->nsteps - 1) % 2], rn->col ? 1 : pb->L,
+        rn->col ? pb->m : 1,
         (char *)pb->Y + (ptrdiff_t)(b0 * pb->strideY) * (ptrdiff_t)esz, pb->ys_m, pb->ys_l,
         pb->beta, dev, pb->beta_is_zero, rn->stream);
     if (err != cudaSuccess)
@@ -371,11 +373,16 @@ static kronblasStatus_t kb_cuda_gekmm(struct kronblasContext *h, const kb_proble
   rn.cs = cs;
   rn.pb = pb;
   rn.steps = steps;
-  if (h->tuning_mode == KRONBLAS_TUNING_MEASURE) {
+  /* X and Y contiguous along m (RIGHT/N) with large factors: GEMMs in the
+   * column layout, in both tuning modes (the tuner measures only
+   * sliced-multiply splits). */
+  rn.nsteps = kb_cuda_col_plan(pb, h->kernel_policy, steps);
+  rn.col = rn.nsteps > 0;
+  if (!rn.col && h->tuning_mode == KRONBLAS_TUNING_MEASURE) {
     rn.nsteps = kb_cuda_plan_cached(h, pb, steps);
     if (rn.nsteps == 0)
       KB_CHECK_GOTO(kb_cuda_tune(h, pb, steps, &rn.nsteps), st, out);
-  } else {
+  } else if (!rn.col) {
     rn.nsteps = kb_cuda_model_plan(h, pb, steps);
   }
   rn.stream = h->stream;

@@ -25,6 +25,11 @@ typedef struct {
 int kb_cuda_step(kb_cuda_state_t *cs, const kb_cuda_step_t *st, void *stream);
 /* Can factor p x q at input length K be a cuBLAS step (last: it writes Y)? */
 int kb_cuda_cublas_usable(const kb_problem_t *pb, int64_t p, int64_t q, int64_t K, int last);
+
+/* A step of the column plan (lib/cuda_cublas.c): X, the intermediates and
+ * Y all contiguous along m, one strided-batched GEMM per factor.  A host
+ * code kind next to KB_KERNEL_GENERIC and KB_KERNEL_CUBLAS. */
+#define KB_KERNEL_CUBLAS_COL (-3)
 void kb_cuda_cublas_fini(kb_cuda_state_t *cs);
 
 /* Workspace for up to want batch entries of per bytes each: the user's
@@ -53,6 +58,10 @@ int64_t kb_cuda_plan(const kb_problem_t *pb, int policy, int nsm, kb_cuda_pstep_
 typedef double (*kb_cuda_cost_fn)(void *ctx, int64_t i, int64_t K, int kernel);
 int64_t kb_cuda_plan_with(const kb_problem_t *pb, int policy, kb_cuda_cost_fn cost, void *ctx,
                           kb_cuda_pstep_t *steps);
+
+/* The column plan for pb (one step per factor, last first) when it is
+ * usable and chosen for it, else 0. */
+int64_t kb_cuda_col_plan(const kb_problem_t *pb, int policy, kb_cuda_pstep_t *steps);
 
 /* Measured planning (seed, Section 4.3): every usable launch at every
  * factor position is timed with CUDA events on the handle's stream, on

@@ -4,7 +4,9 @@
  * the handle's own workspace growing, a non-default stream, device pointer
  * mode (alpha = 0 reading neither X nor the factors), K = 0, alpha = 0 with
  * NULL inputs, Y overlapping X or a factor, 70 factors, measured plans kept
- * per key, and the settings' error returns.  SKIPs without a CUDA device. */
+ * per key, the column plan (RIGHT/N: GEMMs with X, intermediates and Y
+ * contiguous along m), and the settings' error returns.  SKIPs without a
+ * CUDA device. */
 #include "t-cuda-util.c"
 
 static const kronblasDataType_t types[] = { KRONBLAS_R_32F, KRONBLAS_R_64F, KRONBLAS_C_32F, KRONBLAS_C_64F };
@@ -279,6 +281,45 @@ static void settings(void)
   tap_ok(kronblasGetStream(tc_gpu, &s) == KRONBLAS_STATUS_SUCCESS && s == NULL, "default stream is NULL");
 }
 
+/* X and Y contiguous along m (RIGHT, op(X) = N) with factors of 8 and
+ * more: the column plan (one column-layout GEMM per factor, intermediates
+ * contiguous along m).  Also the CUBLAS policy, which takes it for small
+ * factors too, and its overlap and batch paths. */
+static void column_plans(void)
+{
+  const int64_t p1[] = { 8, 9, 16 }, q1[] = { 12, 8, 8 };
+  const int64_t p2[] = { 8, 8 }, q2[] = { 8, 8 };
+  const int64_t p3[] = { 3, 5, 2 }, q3[] = { 4, 3, 6 };
+  tc_case_t c;
+  int ti;
+  for (ti = 0; ti < 2; ti++) {
+    const kronblasDataType_t t = types[ti];
+    tc_case_init(&c, t, KRONBLAS_SIDE_RIGHT, KRONBLAS_OP_N, (int)tc_range(0, 2), 37, 3, p1, q1);
+    tc_run(&c);
+    tc_case_init(&c, t, KRONBLAS_SIDE_RIGHT, KRONBLAS_OP_N, KRONBLAS_OP_N, 100, 3, p1, q1);
+    c.beta[0] = c.beta[1] = 0;
+    c.tune = 1;
+    tc_run(&c);
+    tc_case_init(&c, t, KRONBLAS_SIDE_RIGHT, KRONBLAS_OP_N, (int)tc_range(0, 2), 9, 3, p1, q1);
+    c.variant = TC_SB_64;
+    c.batch = 3;
+    c.sX = c.sY = -1;
+    c.sF[0] = c.sF[1] = c.sF[2] = -1;
+    c.sF[1] = 0;
+    tc_run(&c);
+    tc_case_init(&c, t, KRONBLAS_SIDE_RIGHT, KRONBLAS_OP_N, KRONBLAS_OP_T, 20, 2, p2, q2);
+    c.alias = TC_ALIAS_X;
+    c.ldx = c.ldy = 20;
+    tc_run(&c);
+    tc_case_init(&c, t, KRONBLAS_SIDE_RIGHT, KRONBLAS_OP_N, KRONBLAS_OP_N, 33, 2, p2, q2);
+    c.user_ws = 1;
+    tc_run(&c);
+    tc_case_init(&c, t, KRONBLAS_SIDE_RIGHT, KRONBLAS_OP_N, (int)tc_range(0, 2), 17, 3, p3, q3);
+    c.policy = KRONBLAS_KERNELS_CUBLAS;
+    tc_run(&c);
+  }
+}
+
 int main(void)
 {
   tc_seed();
@@ -291,6 +332,7 @@ int main(void)
   overlaps();
   many_factors();
   tuned_keys();
+  column_plans();
   tc_handles_done();
   return tap_done();
 }
