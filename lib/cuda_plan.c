@@ -3,9 +3,12 @@
  *
  * Factors are taken last first.  A launch is either one factor on the
  * generic kernel or cuBLAS (lib/cuda_cublas.c), or F consecutive equal
- * square factors on a precompiled fast configuration, usable where its input runs along k (X for the first
- * launch when it is contiguous along K; the workspace intermediates always)
- * and the input length is a multiple of its slab.  Among the splits of the
+ * square factors on a fast configuration, usable where its input runs along
+ * k (X for the first launch when it is contiguous along K; the workspace
+ * intermediates always), or -- first launch only -- along m with a block of
+ * whole 32-byte sectors of vectors (kb_cuda_cfg_mrows: element-wise loads,
+ * priced at KB_BW_MROWS, rows past m padded), and the input length is a
+ * multiple of its slab.  Among the splits of the
  * factor list into launches, the planner takes the one of least modelled
  * time (dynamic programming over the factor position, which alone fixes the
  * vector length):
@@ -31,6 +34,7 @@
 #define KB_BW_TWO_STAGE 2.6e12      /* bytes/s, loads overlapped with math */
 #define KB_BW_ONE_STAGE 0.9e12     /* measured: a whole-vector 8^5 slab, 2026-11-21 */
 #define KB_BW_GENERIC 0.4e12
+#define KB_BW_MROWS 1.2e12         /* X along m, element-wise cp.async: a guess, to be measured */
 #define KB_LAUNCH_S 4e-6
 
 static double kb_rate(const kb_problem_t *pb, int P)
@@ -41,18 +45,24 @@ static double kb_rate(const kb_problem_t *pb, int P)
   return P >= 64 ? peak : P >= 32 ? 0.8 * peak : 0.6 * peak;
 }
 
-/* Modelled seconds of one fast launch at factor i with input length K. */
-static double kb_fast_cost(const kb_problem_t *pb, const kb_cuda_fast_cfg_t *c, int nsm, int64_t K)
+/* Modelled seconds of one fast launch at factor i with input length K;
+ * mrows: the input runs along m.  Then a block's TM vectors are computed
+ * even past m, and the loads read whole sectors of vectors. */
+static double kb_fast_cost(const kb_problem_t *pb, const kb_cuda_fast_cfg_t *c, int nsm, int64_t K, int mrows)
 {
   const double esz = (double)kb_type_size(pb->type), m = (double)pb->m;
+  const double bw = c->stages == 2 ? KB_BW_TWO_STAGE : KB_BW_ONE_STAGE;
+  const int64_t sec = 32 / (int64_t)kb_type_size(pb->type);
+  const double mpad = mrows ? (double)((pb->m + c->TM - 1) / c->TM * c->TM) : m;
+  const double msec = mrows ? (double)((pb->m + sec - 1) / sec * sec) : m;
   double flops = 0, Kf = (double)K, t, fill;
   int f;
   for (f = 0; f < c->F; f++) {
-    flops += 2.0 * m * Kf * c->Q;
+    flops += 2.0 * mpad * Kf * c->Q;
     Kf = Kf / c->P * c->Q;
   }
-  t = m * ((double)K + Kf) * esz / (c->stages == 2 ? KB_BW_TWO_STAGE : KB_BW_ONE_STAGE) +
-      flops / kb_rate(pb, c->P);
+  t = (mrows ? msec * (double)K * esz / (KB_BW_MROWS < bw ? KB_BW_MROWS : bw) : m * (double)K * esz / bw) +
+      m * Kf * esz / bw + flops / kb_rate(pb, c->P);
   fill = (double)(K / c->TK) * (double)((pb->m + c->TM - 1) / c->TM) /
          ((double)nsm * (c->occupancy > 0 ? c->occupancy : 1));
   if (fill < 1.0)
@@ -97,8 +107,10 @@ static int kb_div_le(int64_t n, int lim, int v)
  * (slab of about target elements), or -1.  Tiles: TP = P up to 32 (else a
  * divisor), a register tile of RK slices x RQ columns, 128-256 threads
  * (more vectors per block where one vector's slab gives too few), vector
- * accesses as wide as P and Q allow. */
-static int kb_jit_make(const kb_problem_t *pb, int64_t P, int64_t Q, int F, int64_t K, int target)
+ * accesses as wide as P and Q allow.  tm > 0: exactly tm vectors per block
+ * (input along m, kb_cuda_cfg_mrows), more of them per thread (RM) where
+ * the threads would exceed 256. */
+static int kb_jit_make(const kb_problem_t *pb, int64_t P, int64_t Q, int F, int64_t K, int target, int tm)
 {
   kb_cuda_fast_cfg_t c;
   const int esz = (int)kb_type_size(pb->type);
@@ -131,7 +143,7 @@ static int kb_jit_make(const kb_problem_t *pb, int64_t P, int64_t Q, int F, int6
   c.RK = kb_div_le(NS, 4 * V > 8 ? 8 : 4 * V, V);
   c.RQ = kb_div_le(Q, 8, V);
   c.RM = 1;
-  c.TM = 1;
+  c.TM = tm > 0 ? tm : 1;
   c.stages = 2;
   c.unroll = 1;
   if (c.TP == 0 || c.RK == 0 || c.RQ == 0)
@@ -140,11 +152,13 @@ static int kb_jit_make(const kb_problem_t *pb, int64_t P, int64_t Q, int F, int6
    * a few hundred blocks (short vectors and few of them are
    * latency-bound).  (Halving the register tile instead measured 2.5x
    * slower on 1024_4x4^7, H100.) */
-  while ((int64_t)c.TM * (NS / c.RK) * (Q / c.RQ) < 128 && c.TM < 16 && c.TM * 2 <= pb->m &&
+  while (tm == 0 && (int64_t)c.TM * (NS / c.RK) * (Q / c.RQ) < 128 && c.TM < 16 && c.TM * 2 <= pb->m &&
          (K / c.TK) * ((pb->m + 2 * c.TM - 1) / (2 * c.TM)) >= 256)
     c.TM *= 2;
+  while ((c.TM / c.RM) * (NS / c.RK) * (Q / c.RQ) > 256 && c.TM % (2 * c.RM) == 0 && 2 * c.RM * c.RK * c.RQ <= 64)
+    c.RM *= 2;
   /* More than 256: bigger register tiles. */
-  while ((NS / c.RK) * (Q / c.RQ) * c.TM > 256 && NS % (2 * c.RK) == 0 && 2 * c.RK * c.RQ <= 64)
+  while ((NS / c.RK) * (Q / c.RQ) * (c.TM / c.RM) > 256 && NS % (2 * c.RK) == 0 && 2 * c.RM * c.RK * c.RQ <= 64)
     c.RK *= 2;
   if (kb_cuda_cfg_complete(&c) != 0) {
     c.stages = 1;   /* a slab too large for two stages */
@@ -156,25 +170,39 @@ static int kb_jit_make(const kb_problem_t *pb, int64_t P, int64_t Q, int F, int6
 
 /* Adds configurations for factor i (and the run of equal factors before
  * it) where no precompiled one fits; run: how many equal consecutive
- * factors end at i. */
-static void kb_jit_candidates(const kb_problem_t *pb, int64_t i, int64_t K, int run)
+ * factors end at i; mrows: its input runs along m (only configurations
+ * with whole sectors of vectors per block fit). */
+static void kb_jit_candidates(const kb_problem_t *pb, int64_t i, int64_t K, int run, int mrows)
 {
   const kb_cuda_fast_cfg_t *cfg;
   const int64_t P = pb->p[i], Q = pb->q[i];
   const int target = pb->type == KRONBLAS_R_32F ? 2048 : 1024;
+  const int sec = 32 / (int)kb_type_size(pb->type);
   int ncfg, c, F;
   cfg = kb_cuda_fast_cfgs(&ncfg);
   for (c = 0; c < ncfg; c++)
     if (cfg[c].jit == KB_CFG_TABLE && cfg[c].type == (int)pb->type && cfg[c].P == P && cfg[c].Q == Q &&
-        K % cfg[c].TK == 0)
+        K % cfg[c].TK == 0 && (!mrows || kb_cuda_cfg_mrows(&cfg[c])))
       return;
   if (!kb_cuda_jit_available())
     return;
-  (void)kb_jit_make(pb, P, Q, 1, K, target);
-  (void)kb_jit_make(pb, P, Q, 1, K, target / 4);
+  if (mrows) {
+    /* One sector of vectors per block, with a slab per vector 4x the usual
+     * share, and four sectors with a quarter of it: the same shared memory
+     * per block (2 stages: 64 KB float), more vectors or a longer slab. */
+    (void)kb_jit_make(pb, P, Q, 1, K, 4 * target / sec, sec);
+    (void)kb_jit_make(pb, P, Q, 1, K, target / sec, 4 * sec);
+    for (F = 2; F <= run && P == Q && P <= 32; F++)
+      if (kb_jit_make(pb, P, Q, F, K, 4 * target / sec, sec) < 0 &&
+          kb_jit_make(pb, P, Q, F, K, 16 * target / sec, sec) < 0)
+        break;
+    return;
+  }
+  (void)kb_jit_make(pb, P, Q, 1, K, target, 0);
+  (void)kb_jit_make(pb, P, Q, 1, K, target / 4, 0);
   /* Fusion of equal square factors while the slab holds P^F. */
   for (F = 2; F <= run && P == Q && P <= 32; F++)
-    if (kb_jit_make(pb, P, Q, F, K, target) < 0 && kb_jit_make(pb, P, Q, F, K, 4 * target) < 0)
+    if (kb_jit_make(pb, P, Q, F, K, target, 0) < 0 && kb_jit_make(pb, P, Q, F, K, 4 * target, 0) < 0)
       break;
 }
 
@@ -202,7 +230,7 @@ static double kb_model_cost(void *ctx, int64_t i, int64_t K, int kernel)
     return kb_cublas_cost(mc->pb, i, K);
   if (kernel < 0)
     return kb_generic_cost(mc->pb, i, K);
-  return kb_fast_cost(mc->pb, &cfg[kernel], mc->nsm, K);
+  return kb_fast_cost(mc->pb, &cfg[kernel], mc->nsm, K, i == mc->pb->nfactors - 1 && mc->pb->xs_k != 1);
 }
 
 int64_t kb_cuda_plan(const kb_problem_t *pb, int policy, int nsm, kb_cuda_pstep_t *steps)
@@ -251,24 +279,23 @@ int64_t kb_cuda_plan_with(const kb_problem_t *pb, int policy, kb_cuda_cost_fn co
 
   for (i = 0; i < n && fast_ok; i++) {
     int64_t run = 1;
-    if (i == n - 1 && pb->xs_k != 1)
-      continue;
     while (run < KB_CUDA_MAXF && i - run >= 0 && pb->p[i - run] == pb->p[i] && pb->q[i - run] == pb->q[i])
       run++;
-    kb_jit_candidates(pb, i, Kin[i], (int)run);
+    kb_jit_candidates(pb, i, Kin[i], (int)run, i == n - 1 && pb->xs_k != 1);
   }
   cfg = kb_cuda_fast_cfgs(&ncfg);
 
 again:
   best[0] = 0;
   for (i = 0; i < n; i++) {
-    const int contig = i < n - 1 || pb->xs_k == 1;
+    /* mrows: X along m, read by the first launch. */
+    const int mrows = i == n - 1 && pb->xs_k != 1;
     int64_t run = 1;
     int c;
     best[i + 1] = cost(ctx, i, Kin[i], KB_KERNEL_GENERIC) + best[i];
     choice_nf[i] = 1;
     choice_k[i] = KB_KERNEL_GENERIC;
-    if (policy == KRONBLAS_KERNELS_GENERIC || !real || !contig)
+    if (policy == KRONBLAS_KERNELS_GENERIC || !real)
       continue;
     while (run < KB_CUDA_MAXF && i - run >= 0 && pb->p[i - run] == pb->p[i] && pb->q[i - run] == pb->q[i])
       run++;
@@ -277,6 +304,8 @@ again:
       if (cfg[c].type != (int)pb->type || cfg[c].P != pb->p[i] || cfg[c].Q != pb->q[i])
         continue;
       if (cfg[c].F > run || Kin[i] % cfg[c].TK != 0 || cfg[c].jit == KB_CFG_JIT_FAILED)
+        continue;
+      if (mrows && !kb_cuda_cfg_mrows(&cfg[c]))
         continue;
       if (policy == KRONBLAS_KERNELS_NO_FUSION && cfg[c].F != 1)
         continue;
@@ -296,7 +325,8 @@ again:
         choice_k[i] = c;
       }
     }
-    if ((policy == KRONBLAS_KERNELS_ALL || policy == KRONBLAS_KERNELS_CUBLAS) &&
+    /* cuBLAS steps read their input along k only. */
+    if ((policy == KRONBLAS_KERNELS_ALL || policy == KRONBLAS_KERNELS_CUBLAS) && !mrows &&
         kb_cuda_cublas_usable(pb, pb->p[i], pb->q[i], Kin[i], i == 0)) {
       double t = policy == KRONBLAS_KERNELS_CUBLAS ? 0 : cost(ctx, i, Kin[i], KB_KERNEL_CUBLAS);
       if (t >= 0 && t + best[i] < best[i + 1]) {

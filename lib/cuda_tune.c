@@ -242,6 +242,11 @@ static double kb_tune_cost(void *ctxv, int64_t i, int64_t K, int kernel)
   st.in = tc->buf0;
   st.in_rs = K;
   st.in_is = 1;
+  if (i == pb->nfactors - 1 && pb->xs_k != 1) {
+    /* The first launch reads X along m: time that load path. */
+    st.in_rs = 1;
+    st.in_is = pb->m;
+  }
   st.out = tc->buf1;
   st.out_rs = Knext;
   st.out_is = 1;
@@ -547,12 +552,17 @@ kronblasStatus_t kb_cuda_wisdom_add(struct kronblasContext *h, const char *keys,
     } else {
       const kb_cuda_fast_cfg_t *c;
       kern = kb_cuda_cfg_parse(word);
+      /* Parsing may have registered a JIT configuration: count again. */
+      cfg = kb_cuda_fast_cfgs(&ncfg);
       if (kern < 0 || kern >= ncfg) {
         kb_log(KB_LOG_WARN, "wisdom: kernel %s is not in this build", word);
         goto bad;
       }
       c = &cfg[kern];
-      if (!real || !contig || k.policy == KRONBLAS_KERNELS_GENERIC ||
+      /* Configurations with enough vectors per block also load X
+       * contiguous along m (kb_cuda_cfg_mrows). */
+      if (!real || (!contig && !(ih == n - 1 && kb_cuda_cfg_mrows(c))) ||
+          k.policy == KRONBLAS_KERNELS_GENERIC ||
           k.policy == KRONBLAS_KERNELS_CUBLAS ||
           (k.policy == KRONBLAS_KERNELS_NO_FUSION && c->F != 1) || c->type != k.type ||
           c->F != nf || c->TK <= 0 || Kin[ih] % c->TK != 0)

@@ -2,7 +2,8 @@
  * P = 24, 3x3 eight times, ...), which the planner sends to kernels made
  * for their exact shape and compiled with NVRTC at first use: the CUDA
  * handle against the CPU handle, modelled and measured plans, with and
- * without fusion.  Run by tests/t-jit-cache.sh, which gives it a fresh
+ * without fusion, and X contiguous along m (the first launch's element-wise
+ * load path).  Run by tests/t-jit-cache.sh, which gives it a fresh
  * KRONBLAS_CACHE_DIR and checks the disk cache across processes.  SKIPs
  * without a CUDA device. */
 #include "t-cuda-util.c"
@@ -18,6 +19,62 @@ static void run(kronblasDataType_t t, int64_t m, int64_t n, const int64_t *p, co
   c.policy = policy;
   c.tune = tune;
   tc_run(&c);
+}
+
+/* X contiguous along m (RIGHT/N, LEFT/T or C): the first launch may read X
+ * with the fast kernel's element-wise load path (kb_cuda_cfg_mrows: blocks
+ * of whole sectors of vectors), on odd m, m below a block's vectors,
+ * padded and unpadded ldx, single and strided-batched calls. */
+static void run_mrows(kronblasDataType_t t, int right, int64_t m, int64_t n, const int64_t *p, const int64_t *q,
+                      int tune)
+{
+  tc_case_t c;
+  tc_case_init(&c, t, right ? KRONBLAS_SIDE_RIGHT : KRONBLAS_SIDE_LEFT,
+               right ? KRONBLAS_OP_N : (int)tc_range(KRONBLAS_OP_T, KRONBLAS_OP_C), (int)tc_range(0, 2), m, n,
+               p, q);
+  c.ldx = m + (tc_range(0, 1) ? 5 : 0);
+  c.variant = (int)tc_range(0, 3);
+  if (c.variant >= TC_SB) {
+    int64_t i;
+    c.batch = tc_range(1, 3);
+    c.sX = c.sY = -1;
+    for (i = 0; i < n; i++) c.sF[i] = tc_range(0, 1) ? -1 : 0;
+  }
+  if (tc_range(0, 3) == 0) c.beta[0] = c.beta[1] = 0;
+  c.policy = tc_range(0, 3) == 0 ? KRONBLAS_KERNELS_NO_FUSION : KRONBLAS_KERNELS_ALL;
+  c.tune = tune;
+  tc_run(&c);
+}
+
+static void mrows_shapes(void)
+{
+  /* m and K large enough that the model takes the fast kernel for the
+   * first launch (a few hundred blocks), and small ones where it keeps the
+   * generic kernel (m below a block's vectors included). */
+  static const struct { int64_t m, n, p[9], q[9]; } sh[] = {
+    { 37, 5, { 8, 8, 8, 8, 8 }, { 8, 8, 8, 8, 8 } },
+    { 100, 5, { 8, 8, 8, 8, 8 }, { 8, 8, 8, 8, 8 } },
+    { 3, 5, { 8, 8, 8, 8, 8 }, { 8, 8, 8, 8, 8 } },
+    { 1000, 4, { 8, 8, 8, 8 }, { 8, 8, 8, 8 } },
+    { 37, 4, { 16, 16, 16, 16 }, { 16, 16, 16, 16 } },
+    { 300, 3, { 16, 16, 16 }, { 16, 16, 16 } },
+    { 100, 9, { 3, 3, 3, 3, 3, 3, 3, 3, 3 }, { 3, 3, 3, 3, 3, 3, 3, 3, 3 } },
+    { 2000, 5, { 3, 3, 3, 3, 3 }, { 3, 3, 3, 3, 3 } },
+    { 1000, 2, { 52, 65 }, { 50, 20 } },
+    { 37, 2, { 52, 65 }, { 50, 20 } },
+    { 64, 3, { 32, 32, 32 }, { 32, 32, 32 } },
+  };
+  static const kronblasDataType_t types[] = { KRONBLAS_R_32F, KRONBLAS_R_64F };
+  size_t s;
+  int ti, right;
+  for (ti = 0; ti < 2; ti++)
+    for (s = 0; s < sizeof sh / sizeof sh[0]; s++)
+      for (right = 0; right < 2; right++)
+        run_mrows(types[ti], right, sh[s].m, sh[s].n, sh[s].p, sh[s].q, 0);
+  /* Measured plans: the first launch's candidates are timed too. */
+  for (ti = 0; ti < 2; ti++)
+    for (s = 0; s < 3; s++)
+      run_mrows(types[ti], (int)s % 2, sh[s].m, sh[s].n, sh[s].p, sh[s].q, 1);
 }
 
 int main(void)
@@ -46,6 +103,7 @@ int main(void)
   /* Measured plans time the JIT candidates too. */
   run(KRONBLAS_R_32F, sh[0].m, sh[0].n, sh[0].p, sh[0].q, KRONBLAS_KERNELS_ALL, 1);
   run(KRONBLAS_R_64F, sh[1].m, sh[1].n, sh[1].p, sh[1].q, KRONBLAS_KERNELS_ALL, 1);
+  mrows_shapes();
   tc_handles_done();
   return tap_done();
 }

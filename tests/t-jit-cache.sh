@@ -48,10 +48,12 @@ echo "# run 2: $nload kernels loaded from cache, $ncomp2 compiled"
 [ "$nload" -eq "$ncomp" ] && [ "$ncomp2" -eq 0 ]
 check $? "second process loaded every kernel from the cache and compiled none"
 
-# Flip one byte in the middle of every cache file.
+# Complement one byte in the middle of every cache file (writing a fixed
+# value would leave a file whose byte already had it intact).
 for f in "$dir"/cache/*.cubin; do
   sz=$(wc -c < "$f")
-  printf '\377' | dd of="$f" bs=1 seek=$((sz / 2)) conv=notrunc 2>/dev/null
+  b=$(dd if="$f" bs=1 skip=$((sz / 2)) count=1 2>/dev/null | od -An -tu1 | tr -d ' ')
+  printf "\\$(printf '%03o' $((255 - b)))" | dd of="$f" bs=1 seek=$((sz / 2)) conv=notrunc 2>/dev/null
 done
 KRONBLAS_LOG_FILE=$dir/log3 "$t" > "$dir/out3" 2>&1
 check $? "third process, corrupt cache files: results still match"

@@ -71,7 +71,8 @@ typedef struct {
 
 /* A precompiled fast configuration (FastKron's sliced multiply with
  * thread-block and register tiles and shift caching).  Constraints of use:
- * real type, input contiguous along k (in_is == 1), every factor of the step
+ * real type, input contiguous along k (in_is == 1) -- or along m (in_rs == 1,
+ * any in_is) where kb_cuda_cfg_mrows says so --, every factor of the step
  * p x q with p == P and q == Q, nf == F, K a multiple of TK. */
 typedef struct {
   int type;
@@ -111,6 +112,14 @@ enum {
  * KB_CUDA_MAX_CFGS entries and never moves; *count may grow between
  * calls. */
 const kb_cuda_fast_cfg_t *kb_cuda_fast_cfgs(int *count);
+
+/* Whether a configuration's kernel also loads input contiguous along m
+ * (in_is != 1): TM a multiple of one 32-byte sector of elements, so that
+ * its element-wise loads coalesce (kb_fast.cuh, kb_fast_shape::MROWS). */
+static inline int kb_cuda_cfg_mrows(const kb_cuda_fast_cfg_t *cfg)
+{
+  return cfg->TM % (32 / (cfg->type == 0 ? 4 : 8)) == 0;
+}
 
 /* Fills the derived fields of cfg (threads, smem, run, TK from its tile
  * sizes are taken as given) and checks the kernel's constraints; 0 if the

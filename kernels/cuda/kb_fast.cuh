@@ -1,5 +1,6 @@
 // kb_fast.cuh - FastKron's sliced-multiply kernel (seed paper, Figure 4)
-// for real types and input vectors contiguous along k, with fusion of
+// for real types and input vectors contiguous along k (or along m, for
+// blocks of whole 32-byte sectors of vectors: MROWS below), with fusion of
 // consecutive square factors in shared memory (Section 4.2) and shift
 // caching (Figure 5).  Instantiated for a small set of configurations in
 // fast_s.cu and fast_d.cu, and for any other at run time by NVRTC
@@ -39,7 +40,7 @@ struct kb_fast_args {
   const T *F[KB_CUDA_MAXF];
   int64_t fs_l[KB_CUDA_MAXF], fs_k[KB_CUDA_MAXF], f_bs[KB_CUDA_MAXF];
   const T *in;
-  int64_t in_rs, in_bs;
+  int64_t in_rs, in_is, in_bs;   // in_is != 1: input along m (kb_fast_shape::MROWS)
   T *out;
   int64_t out_rs, out_is, out_bs;
   int epilogue;
@@ -149,6 +150,12 @@ struct kb_fast_shape {
   static constexpr int FS = F > 1 ? F * P * Q : TP * Q;     // factor tile elements
   static constexpr int STAGE = TM * SLAB + FS;              // elements of one stage
   static constexpr int SMEM = ST * STAGE * (int)sizeof(T);
+  // Input contiguous along m (in_is != 1, in_rs == 1: X of RIGHT/N and
+  // LEFT/T) is loaded one element per thread, MG consecutive vectors (one
+  // 32-byte sector) side by side; only a block of whole sectors of vectors
+  // coalesces, so only such shapes carry that load path (kb_fast_mrows_ok).
+  static constexpr int MG = 32 / (int)sizeof(T);
+  static constexpr bool MROWS = TM % MG == 0;
   static_assert(F == 1 || (TP == P && P == Q), "fusion needs whole slices of square factors");
   static_assert(P % TP == 0 && TP % V == 0 && RK % V == 0 && RQ % V == 0, "tile sizes");
   static_assert(P % V == 0 && Q % V == 0, "vector accesses stay within a slice and a factor row");
@@ -210,14 +217,32 @@ kb_fast_kernel(const kb_fast_args<T> a)
     const int64_t slab = tile % nslab, rb = (tile / nslab) % nrb, b = tile / (nslab * nrb);
     T *Xs = smem + (ST == 2 ? (int)(u & 1) : 0) * S::STAGE;
     T *Fs = Xs + TM * SLAB;
-    const T *in = a.in + b * a.in_bs + slab * TK + tp;
+    const T *in = a.in + b * a.in_bs + (slab * TK + tp) * a.in_is;
+    if (S::MROWS && a.in_is != 1) {
+      // Along m: a warp reads 32/MG sectors of MG vectors each, one element
+      // per thread, into the same shifted layout (element-wise kb_shift
+      // keeps V-aligned runs together).  Uniform branch per launch.
+      constexpr int MG = S::MG;
+#pragma unroll 1
+      for (int i = tid; i < TM * SLAB; i += NT) {
+        const int rr = i % MG + (i / (MG * SLAB)) * MG;
+        const int c = (i / MG) % SLAB;        // s*TP + e
+        const int64_t r = rb * TM + rr;
+        const bool ok = r < a.m;
+        kb_cp<(int)sizeof(T)>(Xs + rr * SLAB + kb_shift<R, V>(c),
+                              ok ? (const void *)(in + r * a.in_rs + ((c / TP) * P + (c % TP)) * a.in_is)
+                                 : (const void *)a.in,
+                              ok);
+      }
+    } else {
 #pragma unroll 4
-    for (int i = tid; i < TM * SLAB / V; i += NT) {
-      const int rr = i / (SLAB / V);
-      const int c = (i % (SLAB / V)) * V;     // s*TP + e
-      const int64_t r = rb * TM + rr;
-      kb_fast_cp_elems<T, V>(Xs + rr * SLAB + kb_shift<R, V>(c), in + r * a.in_rs + (c / TP) * P + (c % TP),
-                          a.vec_in != 0, r < a.m, a.in);
+      for (int i = tid; i < TM * SLAB / V; i += NT) {
+        const int rr = i / (SLAB / V);
+        const int c = (i % (SLAB / V)) * V;     // s*TP + e
+        const int64_t r = rb * TM + rr;
+        kb_fast_cp_elems<T, V>(Xs + rr * SLAB + kb_shift<R, V>(c), in + r * a.in_rs + (c / TP) * P + (c % TP),
+                            a.vec_in != 0, r < a.m, a.in);
+      }
     }
     // Factor tiles Fs[k][l] = A(l, tp + k): one k-tile (F == 1) or all
     // fused factors (F > 1, tp == 0).
@@ -407,6 +432,7 @@ static inline void kb_fast_fill_args(kb_fast_args<T> *a, const kb_cuda_step_t *s
   }
   a->in = (const T *)st->in;
   a->in_rs = st->in_rs;
+  a->in_is = st->in_is;
   a->in_bs = st->in_bs;
   a->out = (T *)st->out;
   a->out_rs = st->out_rs;
@@ -414,7 +440,7 @@ static inline void kb_fast_fill_args(kb_fast_args<T> *a, const kb_cuda_step_t *s
   a->out_bs = st->out_bs;
   a->epilogue = st->epilogue;
   a->sc = kb_make_scalars<T>(st->alpha, st->beta, st->dev_scalars, st->beta_zero);
-  a->vec_in = kb_aligned(a->in, vb) && (a->m == 1 || a->in_rs % V == 0) && (a->batch == 1 || a->in_bs % V == 0);
+  a->vec_in = a->in_is == 1 && kb_aligned(a->in, vb) && (a->m == 1 || a->in_rs % V == 0) && (a->batch == 1 || a->in_bs % V == 0);
   a->vec_out = a->out_is == 1 && kb_aligned(a->out, vb) && (a->m == 1 || a->out_rs % V == 0) &&
                (a->batch == 1 || a->out_bs % V == 0);
 }
@@ -434,6 +460,8 @@ static int kb_fast_launch(const kb_cuda_step_t *st, void *stream, int max_blocks
   constexpr int VW = 16 / (int)sizeof(T);
   typedef kb_fast_shape<T, P, Q, F, TP, NS, TM, RM, RK, RQ, ST, XU, VW> S;
   kb_fast_args<T> a;
+  if (st->in_is != 1 && !S::MROWS)
+    return (int)cudaErrorInvalidValue;   // the planner never sends such a step here
   kb_fast_fill_args<T>(&a, st, F, VW);
   kb_fast_kernel<T, P, Q, F, TP, NS, TM, RM, RK, RQ, ST, XU, VW>
       <<<kb_fast_grid(st, S::TK, TM, max_blocks), S::NT, S::SMEM, (cudaStream_t)stream>>>(a);

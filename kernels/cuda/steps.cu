@@ -361,6 +361,8 @@ static int kb_jit_launch_t(const void *fn, const kb_cuda_fast_cfg_t *c, const kb
 {
   kb_fast_args<T> a;
   void *args[1] = { &a };
+  if (st->in_is != 1 && !kb_cuda_cfg_mrows(c))
+    return (int)cudaErrorInvalidValue;   // the planner never sends such a step here
   kb_fast_fill_args<T>(&a, st, c->F, c->vw);
   return (int)cudaLaunchKernel(fn, dim3(kb_fast_grid(st, c->TK, c->TM, max_blocks)), dim3(c->threads),
                                args, (size_t)c->smem, (cudaStream_t)stream);
