@@ -158,10 +158,10 @@ static size_t kb_align64(size_t v)
  * len outputs with p terms costs len*p/vl divided by the efficiency its
  * micro-tiles reach).  The constants are rough measurements on the AVX-512
  * machine of issue 4 (2 FMA ports): 4x4 micro-tiles over p = 8 reach about
- * 0.76 of peak with both tile buffers in L1 and 0.53 from L2; a 16x16
- * in-register transpose costs about 0.3 cycles per element (port 5); a
- * scalar copy about 1.2; writing a vector to memory and reading it back
- * about 35 cycles. */
+ * 0.76 of peak with both tile buffers in L1 and 0.53 from L2 (longer k
+ * loops hide more of L2, see kb_eff_l2_p); a 16x16 in-register transpose
+ * costs about 0.3 cycles per element (port 5); a scalar copy about 1.2;
+ * writing a vector to memory and reading it back about 35 cycles. */
 static const double kb_eff_l1[5] = { 0.35, 0.35, 0.60, 0.60, 0.76 };
 static const double kb_eff_l2[5] = { 0.20, 0.20, 0.48, 0.48, 0.58 };
 #define KB_COST_TR 10.0      /* one vector through an in-register transpose */
@@ -177,6 +177,23 @@ static const double kb_eff_l2[5] = { 0.20, 0.20, 0.48, 0.48, 0.58 };
  * 20-45 units per element beyond KB_COST_SCALAR, measured ratios 2.3-10x
  * where the model without it said 1.3-2.5x. */
 #define KB_COST_SCATTER 32.0
+
+/* L2 efficiency of a group whose largest factor has pmax columns: the table
+ * is for p <= 8; up to p = 16 the k loop of a micro-tile is long enough to
+ * cover half the gap to L1 (measured, 1 thread: 16x16^4 float with two
+ * groups of two factors 1.18-1.26x faster than four single-factor groups,
+ * where the table alone chose the latter; a dearer transpose instead would
+ * also move 6x6^6 to 3-factor L2 groups, 15% slower than its L1-sized
+ * pairs).  Larger p are left as measured,
+ * and so are tiles of rows (strategy "passes": not measured, RIGHT
+ * 16_16x16^5 came out 0-5% slower with it). */
+static double kb_eff_l2_p(int nvm, int64_t pmax)
+{
+  const double gap = kb_eff_l1[nvm] - kb_eff_l2[nvm];
+  if (pmax <= 8 || pmax > 16)
+    return kb_eff_l2[nvm];
+  return kb_eff_l2[nvm] + gap * 0.5 * (double)(pmax - 8) / 8.0;
+}
 
 typedef struct {
   int ng;
@@ -282,7 +299,8 @@ static double kb_cpu_group_cost(const kb_cpu_model_t *M, int hi, int lo, int64_t
      * block does and many row chunks read it again */
     in_l1 = tile <= M->l1 || ((size_t)pmax * (size_t)nb * M->esz <= M->l1 / 2 && qmin >= 24);
     used = (double)lanes / (double)(nb * kb_ceil_div(lanes, nb));
-    c = flops / vl / used / (in_l1 ? kb_eff_l1[nvm] : kb_eff_l2[nvm]);
+    c = flops / vl / used /
+        (in_l1 ? kb_eff_l1[nvm] : M->lanes_rows ? kb_eff_l2[nvm] : kb_eff_l2_p(nvm, pmax));
     if (M->lanes_rows) {
       if (first && !M->x_lane_unit)
         c += (double)Kin / vl * (M->x_kk_unit ? KB_COST_TR : KB_COST_SCALAR);
