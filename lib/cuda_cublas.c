@@ -81,12 +81,18 @@ int64_t kb_cuda_col_plan(const kb_problem_t *pb, int policy, kb_cuda_pstep_t *st
   return pb->nfactors;
 }
 
-static int kb_cuda_cublas_step(kb_cuda_state_t *cs, const kb_cuda_step_t *st, void *stream)
+/* One strided-batched GEMM per batch entry of the step,
+ *     C_j (M x q) = op(A_j) (M x p) * B (p x q),   j < count,
+ * A_j = in + j*strideA (lda), C_j = out + j*strideC (ldc), B[k,l] = the
+ * factor's A[l,k] (op N when the factor runs along k, T when it runs along
+ * l), with the step's epilogue as cuBLAS' alpha and beta (beta = 0: C is
+ * not read, BLAS rules, as the contract wants). */
+static int kb_cuda_cublas_gemms(kb_cuda_state_t *cs, const kb_cuda_step_t *st, void *stream,
+                                cublasOperation_t ta, int64_t M, int64_t lda, int64_t strideA,
+                                int64_t ldc, int64_t strideC, int64_t count)
 {
   const size_t esz = st->type == KRONBLAS_R_32F ? 4 : 8;
-  const int64_t p = st->p[0], q = st->q[0], S = st->K / p;
-  /* With ldf == 1 both strides are 1 (a single row or column): take N only
-   * when the stride along l can be B's leading dimension. */
+  const int64_t p = st->p[0], q = st->q[0];
   const int fk = st->fs_k[0] == 1 && st->fs_l[0] >= p;
   const cublasOperation_t tb = fk ? CUBLAS_OP_N : CUBLAS_OP_T;
   const int64_t ldb = fk ? st->fs_l[0] : st->fs_k[0];
@@ -94,7 +100,7 @@ static int kb_cuda_cublas_step(kb_cuda_state_t *cs, const kb_cuda_step_t *st, vo
   int64_t b;
   union { float f; double d; } al, be;
 
-  if (st->in_is != 1 || st->out_is != 1 || st->nf != 1 || st->dev_scalars)
+  if (M > INT_MAX || lda > INT_MAX || ldc > INT_MAX || ldb > INT_MAX || count > INT_MAX)
     return (int)cudaErrorInvalidValue;
   if (kb_cuda_cublas_ready(cs, stream) != 0)
     return (int)cudaErrorInitializationError;
@@ -109,23 +115,33 @@ static int kb_cuda_cublas_step(kb_cuda_state_t *cs, const kb_cuda_step_t *st, vo
     const char *in = (const char *)st->in + (ptrdiff_t)(b * st->in_bs) * (ptrdiff_t)esz;
     const char *F = (const char *)st->F[0] + (ptrdiff_t)(b * st->f_bs[0]) * (ptrdiff_t)esz;
     char *out = (char *)st->out + (ptrdiff_t)(b * st->out_bs) * (ptrdiff_t)esz;
-    /* beta = 0: cuBLAS does not read C (BLAS rules), as the contract wants. */
     if (st->type == KRONBLAS_R_32F)
-      cs_st = cublasSgemmStridedBatched((cublasHandle_t)cs->cublas, CUBLAS_OP_T, tb, (int)S, (int)q,
-                                        (int)p, &al.f, (const float *)in, (int)p, st->in_rs,
-                                        (const float *)F, (int)ldb, 0, &be.f, (float *)out, (int)S,
-                                        st->out_rs, (int)st->m);
+      cs_st = cublasSgemmStridedBatched((cublasHandle_t)cs->cublas, ta, tb, (int)M, (int)q, (int)p,
+                                        &al.f, (const float *)in, (int)lda, strideA,
+                                        (const float *)F, (int)ldb, 0, &be.f, (float *)out,
+                                        (int)ldc, strideC, (int)count);
     else
-      cs_st = cublasDgemmStridedBatched((cublasHandle_t)cs->cublas, CUBLAS_OP_T, tb, (int)S, (int)q,
-                                        (int)p, &al.d, (const double *)in, (int)p, st->in_rs,
-                                        (const double *)F, (int)ldb, 0, &be.d, (double *)out, (int)S,
-                                        st->out_rs, (int)st->m);
+      cs_st = cublasDgemmStridedBatched((cublasHandle_t)cs->cublas, ta, tb, (int)M, (int)q, (int)p,
+                                        &al.d, (const double *)in, (int)lda, strideA,
+                                        (const double *)F, (int)ldb, 0, &be.d, (double *)out,
+                                        (int)ldc, strideC, (int)count);
     if (cs_st != CUBLAS_STATUS_SUCCESS) {
       kb_log(KB_LOG_ERROR, "cuBLAS step failed: status %d", (int)cs_st);
       return (int)cudaErrorLaunchFailure;
     }
   }
   return (int)cudaGetLastError();
+}
+
+/* Vectors contiguous along k (the file's header): vector r's slices are
+ * the p x S matrix in + r*in_rs, used transposed; the m vectors are the
+ * GEMM batch. */
+static int kb_cuda_cublas_step(kb_cuda_state_t *cs, const kb_cuda_step_t *st, void *stream)
+{
+  const int64_t S = st->K / st->p[0];
+  if (st->in_is != 1 || st->out_is != 1 || st->nf != 1 || st->dev_scalars)
+    return (int)cudaErrorInvalidValue;
+  return kb_cuda_cublas_gemms(cs, st, stream, CUBLAS_OP_T, S, st->p[0], st->in_rs, S, st->out_rs, st->m);
 }
 
 /* The column layout (X and Y contiguous along m: RIGHT/N): input element
@@ -137,47 +153,12 @@ static int kb_cuda_cublas_step(kb_cuda_state_t *cs, const kb_cuda_step_t *st, vo
  * one strided-batched GEMM over the S slices, no transposed copy. */
 static int kb_cuda_cublas_col_step(kb_cuda_state_t *cs, const kb_cuda_step_t *st, void *stream)
 {
-  const size_t esz = st->type == KRONBLAS_R_32F ? 4 : 8;
-  const int64_t p = st->p[0], q = st->q[0], S = st->K / p;
-  const int fk = st->fs_k[0] == 1 && st->fs_l[0] >= p;
-  const cublasOperation_t tb = fk ? CUBLAS_OP_N : CUBLAS_OP_T;
-  const int64_t ldb = fk ? st->fs_l[0] : st->fs_k[0];
-  cublasStatus_t cs_st;
-  int64_t b;
-  union { float f; double d; } al, be;
-
+  const int64_t p = st->p[0], S = st->K / p;
   if (st->in_rs != 1 || st->out_rs != 1 || st->nf != 1 || st->dev_scalars ||
-      st->in_is > INT_MAX || S * st->out_is > INT_MAX || p * st->in_is > INT_MAX)
+      S > INT_MAX / st->out_is)
     return (int)cudaErrorInvalidValue;
-  if (kb_cuda_cublas_ready(cs, stream) != 0)
-    return (int)cudaErrorInitializationError;
-  if (st->type == KRONBLAS_R_32F) {
-    al.f = st->epilogue == KB_EPI_NONE ? 1.0f : *(const float *)st->alpha;
-    be.f = st->epilogue == KB_EPI_AXPBY && !st->beta_zero ? *(const float *)st->beta : 0.0f;
-  } else {
-    al.d = st->epilogue == KB_EPI_NONE ? 1.0 : *(const double *)st->alpha;
-    be.d = st->epilogue == KB_EPI_AXPBY && !st->beta_zero ? *(const double *)st->beta : 0.0;
-  }
-  for (b = 0; b < st->batch; b++) {
-    const char *in = (const char *)st->in + (ptrdiff_t)(b * st->in_bs) * (ptrdiff_t)esz;
-    const char *F = (const char *)st->F[0] + (ptrdiff_t)(b * st->f_bs[0]) * (ptrdiff_t)esz;
-    char *out = (char *)st->out + (ptrdiff_t)(b * st->out_bs) * (ptrdiff_t)esz;
-    if (st->type == KRONBLAS_R_32F)
-      cs_st = cublasSgemmStridedBatched((cublasHandle_t)cs->cublas, CUBLAS_OP_N, tb, (int)st->m, (int)q,
-                                        (int)p, &al.f, (const float *)in, (int)st->in_is, p * st->in_is,
-                                        (const float *)F, (int)ldb, 0, &be.f, (float *)out,
-                                        (int)(S * st->out_is), st->out_is, (int)S);
-    else
-      cs_st = cublasDgemmStridedBatched((cublasHandle_t)cs->cublas, CUBLAS_OP_N, tb, (int)st->m, (int)q,
-                                        (int)p, &al.d, (const double *)in, (int)st->in_is, p * st->in_is,
-                                        (const double *)F, (int)ldb, 0, &be.d, (double *)out,
-                                        (int)(S * st->out_is), st->out_is, (int)S);
-    if (cs_st != CUBLAS_STATUS_SUCCESS) {
-      kb_log(KB_LOG_ERROR, "cuBLAS step failed: status %d", (int)cs_st);
-      return (int)cudaErrorLaunchFailure;
-    }
-  }
-  return (int)cudaGetLastError();
+  return kb_cuda_cublas_gemms(cs, st, stream, CUBLAS_OP_N, st->m, st->in_is, p * st->in_is,
+                              S * st->out_is, st->out_is, S);
 }
 
 int kb_cuda_step(kb_cuda_state_t *cs, const kb_cuda_step_t *st, void *stream)
