@@ -252,6 +252,10 @@ typedef struct {
   char *Y;
   int64_t ys_m, ys_l;
   int y_stream;
+  int64_t *next_row;         /* PER_ROW on rows: the next row not yet taken */
+  /* PER_ROW on rows with pl->pf_next_row: group k reads ahead bytes
+   * [pf_off[k], pf_off[k + 1]) of the thread's next row of X */
+  int64_t pf_off[KB_CPU_PLAN_MAXF + 1];
 } kb_cpu_run_t;
 
 /* Packs every factor for the kernels; conj(F) when exactly one of conjF and
@@ -361,14 +365,34 @@ static void kb_cpu_run_rows(const kb_cpu_run_t *R, int tid, int nthreads)
   int k;
 
   if (pl->split_rows) {
+    const int64_t m = R->pb->m;
+    const size_t esz = pl->esz;
+    int64_t rn;
+    int ahead = 0;
     buf[0] = area + pl->thread_tile_bytes;
     buf[1] = buf[0] + (pl->thread_bytes - pl->thread_tile_bytes) / 2;
-#pragma omp for schedule(dynamic, 1)
-    for (r = 0; r < R->pb->m; r++)
+    /* Rows are taken one at a time from a shared counter (a thread slowed
+     * by anything else on its core does not hold the others), each thread
+     * claiming its next row when it starts one, so that its groups can
+     * read that row of X ahead into L2 while they compute.  Every row is
+     * computed the same way whoever takes it. */
+    r = __atomic_fetch_add(R->next_row, 1, __ATOMIC_RELAXED);
+    while (r < m) {
+      rn = __atomic_fetch_add(R->next_row, 1, __ATOMIC_RELAXED);
       for (k = 0; k < pl->ngroups; k++) {
         kb_cpu_row_group(R, k, r, buf, &g);
+        if (pl->pf_next_row && rn < m && R->pf_off[k + 1] > R->pf_off[k]) {
+          g.pf_ahead = R->X + (ptrdiff_t)(rn * R->pb->xs_m) * (ptrdiff_t)esz + R->pf_off[k];
+          g.pf_ahead_bytes = R->pf_off[k + 1] - R->pf_off[k];
+        }
+        /* a row read ahead is in L2: no prefetching of its tiles */
+        if (k == 0 && ahead)
+          g.in_mem = 0;
         pl->kt->group(&g, 0, kb_cpu_group_tiles(&g), area);
       }
+      ahead = pl->pf_next_row;
+      r = rn;
+    }
   } else {
     buf[0] = R->ws + pl->off_buf[0];
     buf[1] = R->ws + pl->off_buf[1];
@@ -426,12 +450,40 @@ static void kb_cpu_run_passes(const kb_cpu_run_t *R, int tid, int nthreads)
   }
 }
 
+/* Splits a row of X (K elements, contiguous) among the groups of a PER_ROW
+ * plan by their share of the FMAs, so that the read-ahead runs at an even
+ * rate over the whole row's work; off[k] .. off[k + 1] are group k's bytes.
+ * All zero without pl->pf_next_row. */
+static void kb_cpu_pf_split(const kb_cpu_plan_t *pl, const kb_problem_t *pb, int64_t *off)
+{
+  double w[KB_CPU_PLAN_MAXF], tot = 0, acc = 0;
+  const int64_t bytes = pb->K * (int64_t)pl->esz;
+  int k, i;
+  memset(off, 0, sizeof(int64_t) * (KB_CPU_PLAN_MAXF + 1));
+  if (!pl->pf_next_row)
+    return;
+  for (k = 0; k < pl->ngroups; k++) {
+    int64_t len = pl->g[k].Kin;
+    w[k] = 0;
+    for (i = pl->g[k].hi; i >= pl->g[k].lo; i--) {
+      len = len / pb->p[i] * pb->q[i];
+      w[k] += (double)len * (double)pb->p[i];
+    }
+    tot += w[k];
+  }
+  for (k = 0; k < pl->ngroups; k++) {
+    acc += w[k];
+    off[k + 1] = k == pl->ngroups - 1 ? bytes : (int64_t)((double)bytes * acc / tot) & ~(int64_t)63;
+  }
+}
+
 static void kb_cpu_run_fast(const kb_cpu_plan_t *pl, const kb_problem_t *pb, char *ws,
                             const void *X, void *Y, int64_t ys_m, int64_t ys_l, int beta_zero,
                             int stream_ok)
 {
   kb_cpu_run_t R;
   const int nthreads = pl->nthreads;
+  int64_t next_row;
   R.pl = pl;
   R.pb = pb;
   R.ws = ws;
@@ -441,6 +493,9 @@ static void kb_cpu_run_fast(const kb_cpu_plan_t *pl, const kb_problem_t *pb, cha
   R.ys_m = ys_m;
   R.ys_l = ys_l;
   R.y_stream = pl->y_stream && beta_zero && stream_ok;
+  next_row = 0;
+  R.next_row = &next_row;
+  kb_cpu_pf_split(pl, pb, R.pf_off);
   kb_cpu_groups_init(&R, beta_zero);
   /* The work is handed out by (orphaned) worksharing loops, so a team
    * smaller than asked for still covers every tile; each thread has its

@@ -44,6 +44,10 @@ typedef struct {
   size_t total;           /* without the overlap staging */
   int y_stream;           /* Y (beta = 0) and the full intermediates take */
   int buf_stream;         /* non-temporal stores */
+  int pf_next_row;        /* PER_ROW on rows: read each thread's next row of X
+                           * into L2 while the current one computes (where it
+                           * fits beside the row buffers and tiles) */
+  int no_read_ahead;      /* 1: pf_next_row off although it would fit */
   double cost;            /* the model's cost per row (0 for an explicit plan) */
 } kb_cpu_plan_t;
 
@@ -66,6 +70,7 @@ typedef struct {
   int nb_rows;            /* PASSES: lanes per tile; 0: the model's */
   int split_rows;         /* PER_ROW: 1 threads take rows, 0 share tiles; -1: the model's */
   int nthreads;           /* threads the plan runs on */
+  int no_read_ahead;      /* 1: no read-ahead of the next row (pf_next_row) */
 } kb_cpu_plan_opts_t;
 
 void kb_cpu_plan_opts_default(kb_cpu_plan_opts_t *o, int nthreads);
@@ -78,6 +83,7 @@ kronblasStatus_t kb_cpu_plan_with(const kb_problem_t *pb, const kb_cpu_opt_t *kt
 typedef struct {
   int strategy, split_rows, nthreads, ngroups;
   int hi[KB_CPU_PLAN_MAXF], lo[KB_CPU_PLAN_MAXF], nb[KB_CPU_PLAN_MAXF];
+  int no_read_ahead;      /* 0: the layout's rule (pf_next_row), 1: off */
 } kb_cpu_plan_spec_t;
 
 /* The plan of spec for pb: INVALID_VALUE unless the groups cover the chain

@@ -320,7 +320,7 @@ int main(void)
   if (kb_cpu_test_force_isa(KB_TEST_ISA) != 0)
     tap_skip_all("this CPU or build has no %s kernels", KB_TEST_ISA);
   kb_rng_seed(&r, seed);
-  tap_plan(1 + 4 * 4);
+  tap_plan(1 + 4 * 4 + 1);
   tap_ok(kronblasCreateWithBackend(&h, KRONBLAS_BACKEND_CPU) == KRONBLAS_STATUS_SUCCESS, "CPU handle");
 
   t0 = kb_t_now();
@@ -534,6 +534,113 @@ int main(void)
   }
 
   tap_diag("thread counts: %.2f s", kb_t_now() - t0);
+  /* 5. read-ahead of each thread's next row of X (pf_next_row): on in the
+   * model's plan where it fits, off through the plan options, a spec and a
+   * wisdom entry (" ra0"), which parses strictly and gives right results */
+  {
+    const kb_cpu_opt_t *kt = kb_cpu_kernels_for(KRONBLAS_R_32F);
+    if (kt == NULL) {
+      tap_skip("no fast kernels (%s): no read-ahead", KB_TEST_ISA);
+    } else {
+      static const int64_t p8[3] = { 8, 8, 8 };
+      static const char *const bad[] = { " ra1", " ra0 ", " ra", " ra0,0-0:16", " ra00" };
+      kb_problem_t pb;
+      kb_cpu_plan_opts_t o;
+      kb_cpu_plan_t pl, pl0, ple;
+      kb_cpu_plan_spec_t sp;
+      kronblasHandle_t h3 = NULL;
+      kb_t_prob_t P;
+      char key[128], plan[256], why[700], msg[900];
+      size_t n, bi;
+      long timed0;
+      int k, ok = 1;
+      msg[0] = '\0';
+      memset(&pb, 0, sizeof pb);
+      pb.type = KRONBLAS_R_32F;
+      pb.m = 6;
+      pb.nfactors = 3;
+      pb.p = p8;
+      pb.q = p8;
+      pb.K = pb.L = 512;
+      pb.xs_m = pb.ys_m = 512;
+      pb.xs_k = pb.ys_l = 1;
+      pb.x_contig_k = pb.y_contig_l = 1;
+      kb_cpu_plan_opts_default(&o, 1);
+      if (kb_cpu_plan_with(&pb, kt, &o, &pl0) != KRONBLAS_STATUS_SUCCESS || !pl0.pf_next_row) {
+        ok = 0;
+        snprintf(msg, sizeof msg, "the model's plan for 6_8x8^3 does not read ahead");
+      }
+      o.no_read_ahead = 1;
+      if (ok && (kb_cpu_plan_with(&pb, kt, &o, &pl) != KRONBLAS_STATUS_SUCCESS || pl.pf_next_row ||
+                 (kb_cpu_plan_spec_of(&pl, &sp), sp.no_read_ahead != 1) ||
+                 kb_cpu_plan_explicit(&pb, kt, &sp, &ple) != KRONBLAS_STATUS_SUCCESS || ple.pf_next_row)) {
+        ok = 0;
+        snprintf(msg, sizeof msg, "no_read_ahead does not switch it off (options or spec)");
+      }
+      sp.no_read_ahead = 0;
+      if (ok && (kb_cpu_plan_explicit(&pb, kt, &sp, &ple) != KRONBLAS_STATUS_SUCCESS || !ple.pf_next_row)) {
+        ok = 0;
+        snprintf(msg, sizeof msg, "a spec without no_read_ahead does not read ahead");
+      }
+      sp.no_read_ahead = 2;
+      if (ok && kb_cpu_plan_explicit(&pb, kt, &sp, &ple) != KRONBLAS_STATUS_INVALID_VALUE) {
+        ok = 0;
+        snprintf(msg, sizeof msg, "no_read_ahead = 2 accepted");
+      }
+      /* the wisdom entry of the model's groups, read-ahead off */
+      snprintf(key, sizeof key, "s %s xk yl m6 t1 8x8,8x8,8x8", kt->name);
+      n = (size_t)snprintf(plan, sizeof plan, "rows split1 t1 ");
+      for (k = 0; k < pl0.ngroups; k++)
+        n += (size_t)snprintf(plan + n, sizeof plan - n, "%s%d-%d:%d", k ? "," : "", pl0.g[k].hi,
+                              pl0.g[k].lo, pl0.g[k].nb);
+      if (ok && (kronblasCreateWithBackend(&h3, KRONBLAS_BACKEND_CPU) != KRONBLAS_STATUS_SUCCESS ||
+                 kronblasSetNumThreads(h3, 1) != KRONBLAS_STATUS_SUCCESS ||
+                 kronblasSetTuningMode(h3, KRONBLAS_TUNING_MEASURE) != KRONBLAS_STATUS_SUCCESS)) {
+        ok = 0;
+        snprintf(msg, sizeof msg, "handle");
+      }
+      for (bi = 0; ok && bi < sizeof bad / sizeof bad[0]; bi++) {
+        snprintf(plan + n, sizeof plan - n, "%s", bad[bi]);
+        if (kb_cpu_backend.wisdom_add(h3, key, plan) != KRONBLAS_STATUS_INVALID_VALUE ||
+            kb_cpu_test_plan_count(h3) != 0) {
+          ok = 0;
+          snprintf(msg, sizeof msg, "malformed plan \"%s\" accepted", plan);
+        }
+      }
+      snprintf(plan + n, sizeof plan - n, " ra0");
+      if (ok && (kb_cpu_backend.wisdom_add(h3, key, plan) != KRONBLAS_STATUS_SUCCESS ||
+                 kb_cpu_test_plan_count(h3) != 1)) {
+        ok = 0;
+        snprintf(msg, sizeof msg, "\"%s\" \"%s\" refused", key, plan);
+      }
+      /* the handle runs that plan (nothing timed) and gets the right values */
+      memset(&P, 0, sizeof P);
+      P.type = KRONBLAS_R_32F;
+      P.side = KRONBLAS_SIDE_LEFT;
+      P.m = 6;
+      P.n = 3;
+      for (k = 0; k < 3; k++)
+        P.p[k] = P.q[k] = 8;
+      P.batch = 1;
+      P.strategy = -1;
+      P.nthreads = 1;
+      P.alpha_one = 1;
+      P.beta_zero = 1;
+      kb_t_dims(&P);
+      timed0 = kb_cpu_test_timed_count();
+      if (ok && kb_t_run(h3, &P, kb_rng_next(&r), 1, NULL, NULL, why, sizeof why) != 0) {
+        ok = 0;
+        snprintf(msg, sizeof msg, "%s", why);
+      }
+      if (ok && kb_cpu_test_timed_count() != timed0) {
+        ok = 0;
+        snprintf(msg, sizeof msg, "the handle timed candidates instead of using \"%s\"", plan);
+      }
+      tap_ok(ok, "read-ahead of the next row: model on, off through options, spec and wisdom (\"%s\")%s%s",
+             plan, ok ? "" : ": ", msg);
+      kronblasDestroy(h3);
+    }
+  }
   kronblasDestroy(h);
   kb_cpu_test_force_isa(NULL);
   return tap_done();

@@ -45,6 +45,11 @@ typedef struct {
   int final;                          /* 1: out = alpha*conj?(acc) + beta*out */
   int prepared;                       /* uk_nv/uk_mr below are set (the table's prepare) */
   int uk_nv[KB_CPU_GROUP_MAXF], uk_mr[KB_CPU_GROUP_MAXF];
+  /* Bytes to bring into L2 while this group computes, a few lines per
+   * micro-tile so that the reads overlap the FMAs (the driver passes part
+   * of the next row of X); NULL or 0 bytes: none. */
+  const void *pf_ahead;
+  int64_t pf_ahead_bytes;
   int conj;                           /* conjugate acc before alpha (conj(X)) */
   int beta_zero;                      /* never read out */
   const void *alpha, *beta;
