@@ -151,21 +151,28 @@ static const char *kb_jit_source(void)
   return kb_jit_src;
 }
 
-/* The instantiation a configuration names, as NVRTC takes it. */
+/* The instantiation a configuration names, as NVRTC takes it.  FU
+ * (kb_fast.cuh): fusions of 4 or more factors keep the fused loop rolled,
+ * 1.5-2x less NVRTC time and no measured slowdown (H100: 2x2^9, 3x3^7,
+ * 4x4^7); shallower ones unroll it as the precompiled set does (rolled,
+ * 1024_6x6^7 float's 3-deep kernel ran 1.36x slower). */
 static int kb_jit_name(const kb_cuda_fast_cfg_t *c, char *buf, size_t size)
 {
-  int n = snprintf(buf, size, "kb_fast_kernel<%s, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d>",
+  int n = snprintf(buf, size, "kb_fast_kernel<%s, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d>",
                    c->type == 0 ? "float" : "double", c->P, c->Q, c->F, c->TP, c->TK / c->P, c->TM,
-                   c->RM, c->RK, c->RQ, c->stages, c->unroll, c->vw);
+                   c->RM, c->RK, c->RQ, c->stages, c->unroll, c->vw, c->F >= 4 ? 1 : KB_CUDA_MAXF);
   return n > 0 && (size_t)n < size ? 0 : -1;
 }
 
-#define KB_JIT_NOPT 2
-static void kb_jit_options(int sm, char arch[32], const char *opts[KB_JIT_NOPT])
+/* NVRTC options of a configuration's compile (all of them go into the
+ * cache key); returns how many. */
+#define KB_JIT_NOPT_MAX 4
+static int kb_jit_options(int sm, char arch[32], const char *opts[KB_JIT_NOPT_MAX])
 {
   snprintf(arch, 32, "--gpu-architecture=sm_%d", sm);
   opts[0] = arch;
   opts[1] = "-std=c++17";
+  return 2;
 }
 
 /* Compiles one instantiation for sm_<sm>: *cubin (malloc'd) and its size,
@@ -174,22 +181,22 @@ static int kb_jit_compile(const kb_cuda_fast_cfg_t *c, int sm, char **cubin, siz
                           char *lowered, size_t lsize)
 {
   kb_nvrtc_prog prog = NULL;
-  const char *src = kb_jit_source(), *opts[KB_JIT_NOPT], *low = NULL;
+  const char *src = kb_jit_source(), *opts[KB_JIT_NOPT_MAX], *low = NULL;
   char name[256], arch[32], *log = NULL;
   size_t n = 0;
-  int r, rc = -1;
+  int r, rc = -1, nopt;
   struct timespec t0, t1;
 
   *cubin = NULL;
   if (!kb_cuda_jit_available() || src == NULL || kb_jit_name(c, name, sizeof name) != 0)
     return -1;
-  kb_jit_options(sm, arch, opts);
+  nopt = kb_jit_options(sm, arch, opts);
   clock_gettime(CLOCK_MONOTONIC, &t0);
   r = kb_nvrtc.CreateProgram(&prog, src, "kb_fast_jit.cu", 0, NULL, NULL);
   if (r == 0)
     r = kb_nvrtc.AddNameExpression(prog, name);
   if (r == 0) {
-    r = kb_nvrtc.CompileProgram(prog, KB_JIT_NOPT, opts);
+    r = kb_nvrtc.CompileProgram(prog, nopt, opts);
     if (r != 0 && kb_nvrtc.GetProgramLogSize(prog, &n) == 0 && n > 1 && (log = malloc(n)) != NULL &&
         kb_nvrtc.GetProgramLog(prog, log) == 0)
       kb_log(KB_LOG_WARN, "JIT: NVRTC log for %s:\n%.4000s", name, log);
@@ -240,13 +247,13 @@ typedef struct {
 static uint64_t kb_jit_key(const kb_cuda_fast_cfg_t *c, int sm)
 {
   char name[256], arch[32], buf[128];
-  const char *opts[KB_JIT_NOPT];
+  const char *opts[KB_JIT_NOPT_MAX];
   uint64_t h;
-  int i;
+  int i, nopt;
   (void)kb_jit_source();
   h = kb_fnv(KB_FNV_INIT, &kb_jit_src_hash, sizeof kb_jit_src_hash);
-  kb_jit_options(sm, arch, opts);
-  for (i = 0; i < KB_JIT_NOPT; i++)
+  nopt = kb_jit_options(sm, arch, opts);
+  for (i = 0; i < nopt; i++)
     h = kb_fnv(h, opts[i], strlen(opts[i]) + 1);
   snprintf(buf, sizeof buf, "nvrtc %d.%d sm %d kronblas %s", kb_nvrtc.major, kb_nvrtc.minor, sm, PACKAGE_VERSION);
   h = kb_fnv(h, buf, strlen(buf) + 1);

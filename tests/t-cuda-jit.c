@@ -100,6 +100,24 @@ int main(void)
       run(types[ti], sh[s].m, sh[s].n, sh[s].p, sh[s].q, KRONBLAS_KERNELS_ALL, 0);
       run(types[ti], sh[s].m, sh[s].n, sh[s].p, sh[s].q, KRONBLAS_KERNELS_NO_FUSION, 0);
     }
+  /* Device pointer mode, alpha == 0 (X and factors NaN, unread): the
+   * kernel's separate Y <- beta*Y loop, on fused JIT kernels of width 1
+   * (3x3^8, 6x6^5) and up to 2 (2x2^6), beta zero or not, with the RIGHT side's
+   * strided stores too. */
+  for (ti = 0; ti < 2; ti++)
+    for (s = 0; s < sizeof sh / sizeof sh[0]; s++) {
+      tc_case_t c;
+      int right = (int)tc_range(0, 1);
+      if (s != 0 && s != 6 && s != 8)
+        continue;
+      tc_case_init(&c, types[ti], right ? KRONBLAS_SIDE_RIGHT : KRONBLAS_SIDE_LEFT, KRONBLAS_OP_N, KRONBLAS_OP_N,
+                   sh[s].m, sh[s].n, sh[s].p, sh[s].q);
+      c.dev_ptr = 1;
+      c.nan_xf = 1;
+      c.alpha[0] = c.alpha[1] = 0;
+      if (tc_range(0, 2) == 0) c.beta[0] = c.beta[1] = 0;
+      tc_run(&c);
+    }
   /* Measured plans time the JIT candidates too. */
   run(KRONBLAS_R_32F, sh[0].m, sh[0].n, sh[0].p, sh[0].q, KRONBLAS_KERNELS_ALL, 1);
   run(KRONBLAS_R_64F, sh[1].m, sh[1].n, sh[1].p, sh[1].q, KRONBLAS_KERNELS_ALL, 1);

@@ -178,8 +178,14 @@ __device__ __forceinline__ void kb_fast_cp_elems(T *dst, const T *src, bool vec,
   }
 }
 
+// FU: how many of the fused factors' multiplies (F - 1 of them) are
+// unrolled.  The precompiled set unrolls them all; JIT instantiations of
+// 4 or more fused factors keep the loop rolled (lib/cuda_jit.c,
+// kb_jit_name): one copy of the multiply instead of F - 1 is less NVRTC
+// time, and the loop body (two barriers, a register-to-shared store, a
+// whole multiply) leaves little for unrolling to overlap.
 template <typename T, int P, int Q, int F, int TP, int NS, int TM, int RM, int RK, int RQ, int ST, int XU,
-          int VW>
+          int VW, int FU = KB_CUDA_MAXF>
 __global__ void __launch_bounds__(kb_fast_shape<T, P, Q, F, TP, NS, TM, RM, RK, RQ, ST, XU, VW>::NT)
 kb_fast_kernel(const kb_fast_args<T> a)
 {
@@ -235,7 +241,10 @@ kb_fast_kernel(const kb_fast_args<T> a)
                               ok);
       }
     } else {
-#pragma unroll 4
+      // Unrolled for P <= 16; for P >= 32 a rolled loop leaves the
+      // registers to the multiply (measured on an H200, 2026-11-21: P = 32
+      // float 5-9% faster rolled, P = 8, 16 2-3% slower).
+#pragma unroll(P >= 32 ? 1 : 4)
       for (int i = tid; i < TM * SLAB / V; i += NT) {
         const int rr = i / (SLAB / V);
         const int c = (i % (SLAB / V)) * V;     // s*TP + e
@@ -290,7 +299,8 @@ kb_fast_kernel(const kb_fast_args<T> a)
             for (int e = 0; e < V; e++)
               v[e] = azero ? T(0) : alpha * v[e];
           }
-          if (a.vec_out) {
+          // (One element: the strided store below is the same access.)
+          if (V > 1 && a.vec_out) {
             VT *o = reinterpret_cast<VT *>(orow + gi);
             if (a.epilogue == KB_EPI_AXPBY && !bzero) {
               const VT y = *o;
@@ -320,9 +330,25 @@ kb_fast_kernel(const kb_fast_args<T> a)
         acc[im][i][j] = T(0);
 
   if (azero) {
-    // Final step with alpha == 0 (device mode): Y <- beta*Y only.
-    for (int64_t t = 0; t < my_tiles; t++)
-      epilogue(blockIdx.x + t * gridDim.x, acc);
+    // Final step with alpha == 0 (device mode): Y <- beta*Y only, over the
+    // same outputs as the epilogue (local ee = l*NS + s), one element per
+    // thread in a rolled loop: a second inlined copy of the register-tile
+    // epilogue would be a third of the kernel's code (NVRTC time) for a
+    // path no one times.
+    const bool axpby = a.epilogue == KB_EPI_AXPBY && !bzero;
+    for (int64_t t = 0; t < my_tiles; t++) {
+      const int64_t tile = blockIdx.x + t * gridDim.x;
+      const int64_t slab = tile % nslab, rb = (tile / nslab) % nrb, b = tile / (nslab * nrb);
+#pragma unroll 1
+      for (int i = tid; i < TM * NS * Q; i += NT) {
+        const int ee = i % (NS * Q);
+        const int64_t r = rb * TM + i / (NS * Q);
+        if (r >= a.m)
+          continue;
+        T *o = a.out + b * a.out_bs + r * a.out_rs + ((int64_t)(ee / RL) * kdiv + slab * RL + ee % RL) * a.out_is;
+        *o = axpby ? kb_fma(beta, *o, T(0)) : T(0);
+      }
+    }
     return;
   }
 
@@ -340,7 +366,7 @@ kb_fast_kernel(const kb_fast_args<T> a)
     const T *Fs = Xs + TM * SLAB;
     kb_fast_mac<T, V, Q, TP, NS, RM, RK, RQ, XU>(Xs, Fs, acc, sg, qg, mg);
     if (u % NTP == NTP - 1) {
-#pragma unroll
+#pragma unroll FU
       for (int f = 1; f < F; f++) {
         // The slab's next state: output l*NS + s of this factor, stored in
         // the shifted layout the next multiply reads.
