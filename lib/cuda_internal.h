@@ -39,8 +39,9 @@ kronblasStatus_t kb_cuda_workspace_get(struct kronblasContext *h, size_t per, in
                                        void **ws, int64_t *entries);
 
 /* One planned launch: factors i_hi, i_hi-1, ..., i_hi-nf+1 (applied in that
- * order) with a fast configuration, or one factor (nf == 1) with the generic
- * kernel (KB_KERNEL_GENERIC) or cuBLAS (KB_KERNEL_CUBLAS). */
+ * order) with a fast configuration or the whole-vector kernel
+ * (KB_KERNEL_SMALL), or one factor (nf == 1) with the generic kernel
+ * (KB_KERNEL_GENERIC) or cuBLAS (KB_KERNEL_CUBLAS). */
 typedef struct {
   int64_t i_hi;
   int nf;
@@ -53,9 +54,10 @@ typedef struct {
 int64_t kb_cuda_plan(const kb_problem_t *pb, int policy, int nsm, kb_cuda_pstep_t *steps);
 
 /* The same split with another cost: seconds of one launch at factor i
- * (input length K) with a fast configuration (kernel >= 0) or the generic
- * kernel (-1); negative means unusable. */
-typedef double (*kb_cuda_cost_fn)(void *ctx, int64_t i, int64_t K, int kernel);
+ * (input length K) applying nf factors with a fast configuration (kernel
+ * >= 0), the generic kernel (-1), cuBLAS or the whole-vector kernel
+ * (KB_KERNEL_SMALL); negative means unusable. */
+typedef double (*kb_cuda_cost_fn)(void *ctx, int64_t i, int64_t K, int kernel, int nf);
 int64_t kb_cuda_plan_with(const kb_problem_t *pb, int policy, kb_cuda_cost_fn cost, void *ctx,
                           kb_cuda_pstep_t *steps);
 

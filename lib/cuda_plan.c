@@ -2,7 +2,10 @@
  * applies and with which kernel.
  *
  * Factors are taken last first.  A launch is either one factor on the
- * generic kernel or cuBLAS (lib/cuda_cublas.c), or F consecutive equal
+ * generic kernel or cuBLAS (lib/cuda_cublas.c), or F consecutive factors
+ * of any shapes on the whole-vector kernel (kernels/cuda/small.cu: every
+ * intermediate of a vector in shared memory; any type, any input layout),
+ * or F consecutive equal
  * square factors on a fast configuration, usable where its input runs along
  * k (X for the first launch when it is contiguous along K; the workspace
  * intermediates always), or -- first launch only -- along m with a block of
@@ -77,6 +80,55 @@ static double kb_cublas_cost(const kb_problem_t *pb, int64_t i, int64_t K)
   const double Kn = (double)K / pb->p[i] * pb->q[i];
   const double rate = pb->type == KRONBLAS_R_32F ? 33e12 : 40e12;
   return m * ((double)K + Kn) * esz / KB_BW_TWO_STAGE + 2.0 * m * Kn * pb->p[i] / rate + 2 * KB_LAUNCH_S;
+}
+
+/* The whole-vector kernel (kernels/cuda/small.cu) at factors i, i-1, ...,
+ * i-nf+1: the vectors are read and written once; the flops of the earlier
+ * factors are repeated by each of the lsplit blocks that share a vector,
+ * at the rate of shared-memory register tiles (about half the fast
+ * kernel's); the blocks fill the GPU as far as there are some. */
+#define KB_BW_SMALL 0.9e12      /* loads then math, no overlap within a block: a guess */
+/* Fitted loosely to the tuner's timings on H100 (2026-11-21): one launch
+ * for 52x50,65x20 at m = 10 took 21.7 us against 16 us for two (fast +
+ * cuBLAS), 13-14 us alone where the generic kernel took 10: staging, one
+ * barrier per factor and single-warp chains of k-steps dominate. */
+#define KB_SMALL_FIXED_S 2e-6   /* staging latency */
+#define KB_SMALL_FACTOR_S 1e-6  /* per factor: barrier, stores into the next layout */
+#define KB_SMALL_KSTEP_S 50e-9  /* one k-step of a register tile, latency-bound */
+static double kb_small_cost(const kb_problem_t *pb, int64_t i, int64_t K, int nf)
+{
+  const double esz = (double)kb_type_size(pb->type), m = (double)pb->m;
+  const int cplx = pb->type == KRONBLAS_C_32F || pb->type == KRONBLAS_C_64F;
+  int64_t p[KB_CUDA_MAXF], q[KB_CUDA_MAXF], len = K;
+  kb_cuda_small_geom_t g;
+  double flops = 0, crit = 0, t, fill, rate;
+  int f;
+  if (nf < 1 || nf > KB_CUDA_MAXF || i + 1 < nf)
+    return -1;
+  for (f = 0; f < nf; f++) {
+    p[f] = pb->p[i - f];
+    q[f] = pb->q[i - f];
+  }
+  if (kb_cuda_small_geom((int)pb->type, pb->m, 1, K, nf, p, q, &g) != 0)
+    return -1;
+  for (f = 0; f < nf; f++) {
+    /* The longest chain of one block: rounds of 256 register tiles (4 x 4,
+     * complex 2 x 2), p dependent k-steps each. */
+    const int64_t rt = cplx ? 2 : 4;
+    const int64_t rows = f < nf - 1 ? q[f] : (q[f] + g.lsplit - 1) / g.lsplit;
+    const int64_t tiles = g.tm * ((len / p[f] + rt - 1) / rt) * ((rows + rt - 1) / rt);
+    crit += (double)((tiles + 255) / 256) * (double)p[f] * KB_SMALL_KSTEP_S;
+    len = len / p[f] * q[f];
+    flops += (cplx ? 8.0 : 2.0) * m * (double)len * (double)p[f] * (f < nf - 1 ? g.lsplit : 1);
+  }
+  rate = 0.5 * kb_rate(pb, 64);
+  /* X along m: element-wise loads of a few vectors per block. */
+  t = m * (double)K * esz / (i == pb->nfactors - 1 && pb->xs_k != 1 ? KB_BW_GENERIC : KB_BW_SMALL) +
+      m * (double)len * esz / KB_BW_SMALL + flops / rate;
+  fill = (double)g.blocks / (double)g.nsm;
+  if (fill < 1.0)
+    t /= fill > 0 ? fill : 1e-3;
+  return (t > crit ? t : crit) + KB_SMALL_FIXED_S + nf * KB_SMALL_FACTOR_S + KB_LAUNCH_S;
 }
 
 static double kb_generic_cost(const kb_problem_t *pb, int64_t i, int64_t K)
@@ -221,11 +273,13 @@ static int kb_jit_ready(const kb_cuda_fast_cfg_t *cfg, int c)
   return -1;
 }
 
-static double kb_model_cost(void *ctx, int64_t i, int64_t K, int kernel)
+static double kb_model_cost(void *ctx, int64_t i, int64_t K, int kernel, int nf)
 {
   const kb_model_ctx_t *mc = ctx;
   int ncfg;
   const kb_cuda_fast_cfg_t *cfg = kb_cuda_fast_cfgs(&ncfg);
+  if (kernel == KB_KERNEL_SMALL)
+    return kb_small_cost(mc->pb, i, K, nf);
   if (kernel == KB_KERNEL_CUBLAS)
     return kb_cublas_cost(mc->pb, i, K);
   if (kernel < 0)
@@ -291,11 +345,37 @@ again:
     /* mrows: X along m, read by the first launch. */
     const int mrows = i == n - 1 && pb->xs_k != 1;
     int64_t run = 1;
-    int c;
-    best[i + 1] = cost(ctx, i, Kin[i], KB_KERNEL_GENERIC) + best[i];
+    int c, F;
+    best[i + 1] = cost(ctx, i, Kin[i], KB_KERNEL_GENERIC, 1) + best[i];
     choice_nf[i] = 1;
     choice_k[i] = KB_KERNEL_GENERIC;
-    if (policy == KRONBLAS_KERNELS_GENERIC || !real)
+    if (policy == KRONBLAS_KERNELS_GENERIC)
+      continue;
+    /* The whole-vector kernel: any type and shapes, F factors while their
+     * intermediates fit in shared memory (more factors only add one). */
+    for (F = 1; (policy == KRONBLAS_KERNELS_ALL || (policy == KRONBLAS_KERNELS_NO_FUSION && F == 1)) &&
+                F <= KB_CUDA_MAXF && F <= i + 1; F++) {
+      int64_t ps[KB_CUDA_MAXF], qs[KB_CUDA_MAXF];
+      kb_cuda_small_geom_t g;
+      double t;
+      int f;
+      for (f = 0; f < F; f++) {
+        ps[f] = pb->p[i - f];
+        qs[f] = pb->q[i - f];
+      }
+      /* Checked here, not by the cost: the measured one would launch it. */
+      if (kb_cuda_small_geom((int)pb->type, pb->m, 1, Kin[i], F, ps, qs, &g) != 0)
+        break;
+      t = cost(ctx, i, Kin[i], KB_KERNEL_SMALL, F);
+      if (t < 0)
+        continue;
+      if (t + best[i + 1 - F] < best[i + 1]) {
+        best[i + 1] = t + best[i + 1 - F];
+        choice_nf[i] = F;
+        choice_k[i] = KB_KERNEL_SMALL;
+      }
+    }
+    if (!real)
       continue;
     while (run < KB_CUDA_MAXF && i - run >= 0 && pb->p[i - run] == pb->p[i] && pb->q[i - run] == pb->q[i])
       run++;
@@ -315,7 +395,7 @@ again:
       /* Measured: a JIT kernel is compiled before it is timed. */
       if (!model && cfg[c].jit == KB_CFG_JIT && kb_jit_ready(cfg, c) != 0)
         continue;
-      t = cost(ctx, i, Kin[i], c);
+      t = cost(ctx, i, Kin[i], c, cfg[c].F);
       if (t < 0)
         continue;
       t += best[i + 1 - cfg[c].F];
@@ -328,7 +408,7 @@ again:
     /* cuBLAS steps read their input along k only. */
     if ((policy == KRONBLAS_KERNELS_ALL || policy == KRONBLAS_KERNELS_CUBLAS) && !mrows &&
         kb_cuda_cublas_usable(pb, pb->p[i], pb->q[i], Kin[i], i == 0)) {
-      double t = policy == KRONBLAS_KERNELS_CUBLAS ? 0 : cost(ctx, i, Kin[i], KB_KERNEL_CUBLAS);
+      double t = policy == KRONBLAS_KERNELS_CUBLAS ? 0 : cost(ctx, i, Kin[i], KB_KERNEL_CUBLAS, 1);
       if (t >= 0 && t + best[i] < best[i + 1]) {
         best[i + 1] = t + best[i];
         choice_nf[i] = 1;

@@ -209,7 +209,7 @@ typedef struct {
   union { float s; double d; float c[2]; double z[2]; } one;
 } kb_tune_ctx_t;
 
-static double kb_tune_cost(void *ctxv, int64_t i, int64_t K, int kernel)
+static double kb_tune_cost(void *ctxv, int64_t i, int64_t K, int kernel, int nf)
 {
   kb_tune_ctx_t *tc = ctxv;
   const kb_problem_t *pb = tc->pb;
@@ -229,7 +229,8 @@ static double kb_tune_cost(void *ctxv, int64_t i, int64_t K, int kernel)
   st.m = pb->m;
   st.batch = 1;
   st.K = K;
-  st.nf = kernel < 0 ? 1 : cfg[kernel].F;   /* generic and cuBLAS: one factor */
+  /* generic and cuBLAS: one factor */
+  st.nf = kernel == KB_KERNEL_SMALL ? nf : kernel < 0 ? 1 : cfg[kernel].F;
   for (f = 0; f < st.nf; f++) {
     st.p[f] = pb->p[i - f];
     st.q[f] = pb->q[i - f];
@@ -271,7 +272,9 @@ static double kb_tune_cost(void *ctxv, int64_t i, int64_t K, int kernel)
     return -1;
   }
   kb_log(KB_LOG_INFO, "tune: factors %lld..%lld K=%lld %s %d: %.4f ms", (long long)i,
-         (long long)(i - st.nf + 1), (long long)K, kernel == KB_KERNEL_GENERIC ? "generic" : kernel == KB_KERNEL_CUBLAS ? "cublas" : "config", kernel,
+         (long long)(i - st.nf + 1), (long long)K,
+         kernel == KB_KERNEL_GENERIC ? "generic" : kernel == KB_KERNEL_CUBLAS ? "cublas" :
+         kernel == KB_KERNEL_SMALL ? "small" : "config", kernel,
          ms / KB_TUNE_REPS);
   return ms / KB_TUNE_REPS * 1e-3;
 }
@@ -338,8 +341,8 @@ kronblasStatus_t kb_cuda_tune(struct kronblasContext *h, const kb_problem_t *pb,
  *     t<type> xk<X contiguous along K> yl<Y contiguous along L>
  *     dp<device pointer mode> pol<kernel policy> m<m> <p0>x<q0>,<p1>x<q1>,...
  * Plan: one word per launch, in launch order, "i_hi:nf:kernel" with kernel
- * "generic", "cublas" or a fast configuration as kb_cuda_cfg_format names
- * it.  A plan read back is checked against its key as strictly as the
+ * "generic", "cublas", "small:F" (the whole-vector kernel, F == nf) or a
+ * fast configuration as kb_cuda_cfg_format names it.  A plan read back is checked against its key as strictly as the
  * planner builds one, so a file cannot make a launch the kernels do not
  * support. */
 
@@ -410,6 +413,8 @@ void kb_cuda_wisdom_each(struct kronblasContext *h,
       char word[200];
       if (s->kernel == KB_KERNEL_GENERIC)
         strcpy(word, "generic");
+      else if (s->kernel == KB_KERNEL_SMALL)
+        snprintf(word, sizeof word, "small:%d", s->nf);
       else if (s->kernel == KB_KERNEL_CUBLAS)
         strcpy(word, "cublas");
       else if (s->kernel < 0 || s->kernel >= ncfg || kb_cuda_cfg_format(&cfg[s->kernel], word, (int)sizeof word) < 0)
@@ -542,6 +547,22 @@ kronblasStatus_t kb_cuda_wisdom_add(struct kronblasContext *h, const char *keys,
     if (strcmp(word, "generic") == 0) {
       kern = KB_KERNEL_GENERIC;
       if (nf != 1)
+        goto bad;
+    } else if (strncmp(word, "small:", 6) == 0) {
+      /* small:F, F == nf, the F factors' intermediates fitting in this
+       * device's shared memory; any type and input layout. */
+      const char *w = word + 6;
+      int64_t F, pf[KB_CUDA_MAXF], qf[KB_CUDA_MAXF];
+      kb_cuda_small_geom_t g;
+      kern = KB_KERNEL_SMALL;
+      if (*w == '0' || kb_wnum(&w, KB_CUDA_MAXF, &F) != 0 || *w != '\0' || F != nf ||
+          (k.policy != KRONBLAS_KERNELS_ALL && !(k.policy == KRONBLAS_KERNELS_NO_FUSION && nf == 1)))
+        goto bad;
+      for (j = 0; j < nf; j++) {
+        pf[j] = k.p[ih - j];
+        qf[j] = k.q[ih - j];
+      }
+      if (kb_cuda_small_geom(k.type, k.m, 1, Kin[ih], (int)nf, pf, qf, &g) != 0)
         goto bad;
     } else if (strcmp(word, "cublas") == 0) {
       kern = KB_KERNEL_CUBLAS;

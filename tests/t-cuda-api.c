@@ -51,7 +51,10 @@ static void workspaces(void)
     c.sF[0] = c.sF[1] = c.sF[2] = -1;
     tc_run(&c);
   }
-  /* Too small: ALLOC_FAILED, and Y not touched. */
+  /* Too small: ALLOC_FAILED, and Y not touched.  One launch per factor
+   * (NO_FUSION), so that the plan needs its intermediates: a plan of one
+   * fused launch needs no workspace and may run with less than the
+   * queried size, which is an upper bound. */
   {
     const int64_t m = 4, n = 3, K = 60, L = 84;
     size_t need = 0, esz = 4;
@@ -76,6 +79,7 @@ static void workspaces(void)
       TC_CUDA(cudaMemset(dF[i], 0, p[i] * q[i] * esz));
       ldf[i] = q[i];
     }
+    kronblasSetKernelPolicy(tc_gpu, KRONBLAS_KERNELS_NO_FUSION);
     kronblasSetWorkspace(tc_gpu, dws, need - 1);
     st = kronblasSgekmm_64(tc_gpu, KRONBLAS_SIDE_LEFT, KRONBLAS_OP_N, KRONBLAS_OP_N, m, n, p, q, &one,
                            dX, K, (const float *const *)dF, ldf, &zero, dY, L);
@@ -89,6 +93,7 @@ static void workspaces(void)
     st = kronblasSgekmm_64(tc_gpu, KRONBLAS_SIDE_LEFT, KRONBLAS_OP_N, KRONBLAS_OP_N, m, n, p, q, &one,
                            dX, K, (const float *const *)dF, ldf, &zero, dY, L);
     tap_ok(st == KRONBLAS_STATUS_SUCCESS, "user workspace of the queried size: status %d", (int)st);
+    kronblasSetKernelPolicy(tc_gpu, KRONBLAS_KERNELS_ALL);
     kronblasSetWorkspace(tc_gpu, NULL, 0);
     st = kronblasSetWorkspace(tc_gpu, hY, 64);
     tap_ok(st == KRONBLAS_STATUS_INVALID_VALUE, "host memory as workspace: status %d", (int)st);

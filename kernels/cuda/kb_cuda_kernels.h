@@ -42,6 +42,10 @@ enum {
 };
 
 enum { KB_KERNEL_GENERIC = -1, KB_KERNEL_CUBLAS = -2 };
+/* The whole-vector fused kernel (kernels/cuda/small.cu): a step of nf
+ * factors of any shapes whose intermediates fit in shared memory.  (-3 is
+ * the column plan's, lib/cuda_internal.h.) */
+enum { KB_KERNEL_SMALL = -4 };
 
 typedef struct {
   int type;                          /* kronblasDataType_t */
@@ -164,6 +168,27 @@ int kb_cuda_launch_xpby(int type, int64_t m, int64_t L,
                         const void *T, int64_t ts_m, int64_t ts_l,
                         void *Y, int64_t ys_m, int64_t ys_l,
                         const void *beta, int dev_scalars, int beta_zero, void *stream);
+
+/* The whole-vector fused kernel (KB_KERNEL_SMALL, small.cu): a block takes
+ * tm whole vectors of one batch entry and applies the nf factors (p[f] x
+ * q[f], application order, any shapes) in shared memory; the last factor's
+ * rows are split over lsplit blocks where few vectors would leave SMs idle.
+ * kb_cuda_small_geom: 0 and the launch geometry on the current device if
+ * the input and every intermediate of one vector fit in its shared memory
+ * (opt-in maximum), -1 if not; depends only on type, K, p, q and the
+ * device for usability, on m and batch for the geometry. */
+typedef struct {
+  int tm;            /* vectors per block */
+  int lsplit;        /* blocks sharing one group of vectors (rows of the last factor) */
+  int stage_f;       /* the factors are staged in shared memory (else read through L1) */
+  int nsm;           /* multiprocessors of the device */
+  int64_t blocks;    /* thread blocks of the launch */
+  int64_t smem;      /* dynamic shared memory bytes per block */
+} kb_cuda_small_geom_t;
+int kb_cuda_small_geom(int type, int64_t m, int64_t batch, int64_t K, int nf, const int64_t *p,
+                       const int64_t *q, kb_cuda_small_geom_t *g);
+/* Launches a KB_KERNEL_SMALL step.  Returns a cudaError_t. */
+int kb_cuda_small_launch(const kb_cuda_step_t *st, void *stream);
 
 /* Makes every fast kernel that needs more than 48 KB of shared memory able
  * to get it on the current device.  Returns a cudaError_t. */

@@ -396,6 +396,8 @@ extern "C" int kb_cuda_launch_step(const kb_cuda_step_t *st, void *stream)
       return kb_jit_launch(st, stream);
     return kb_table_entry(st->kernel)->launch(st, stream, kb_fast_max_blocks[st->kernel]);
   }
+  if (st->kernel == KB_KERNEL_SMALL)
+    return kb_cuda_small_launch(st, stream);
   if (st->nf != 1)
     return (int)cudaErrorInvalidValue;
   switch (st->type) {

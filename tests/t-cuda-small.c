@@ -1,0 +1,333 @@
+/* t-cuda-small.c - the whole-vector fused kernel (KB_KERNEL_SMALL,
+ * kernels/cuda/small.cu) against the CPU backend.  Plans naming it
+ * ("small:F") are forced through wisdom files written for each case's key
+ * (imported on a handle in MEASURE mode; afterwards the handle must still
+ * hold that one plan, so nothing was tuned instead): distinct, odd and
+ * size-1 shapes, F = 1..5, several launches and a generic one between,
+ * every type, side and transpose, leading dimensions and batch strides,
+ * beta = 0 on a NaN Y, device pointer mode (alpha = 0 on the device too).
+ * Also: malformed or unfitting "small" words are skipped on import, the
+ * model picks the kernel for 5_3x5,7x2,4x4 (complex double: three generic
+ * launches otherwise), and not for a vector too long for shared memory
+ * (its plans read from a debug log).  SKIPs
+ * without a CUDA device. */
+#include "t-cuda-util.c"
+#include "kb_testwisdom.h"
+
+static char ts_dir[64], ts_header[8192], ts_log[96];
+
+/* A wisdom file of one record for the handle's identity (ts_header). */
+static void ts_write_wisdom(const char *path, const char *key, const char *plan)
+{
+  char buf[16384];
+  int nb = snprintf(buf, sizeof buf, "%srecords 1\nchecksum fnv1a64 0000000000000000\n%s\t%s\n", ts_header,
+                    key, plan);
+  if (nb < 0 || (size_t)nb >= sizeof buf)
+    return;
+  tw_resign(buf);
+  tw_write(path, buf, (size_t)nb);
+}
+
+/* What the log file gained since it was from bytes long. */
+static char *ts_log_since(long from)
+{
+  size_t n;
+  char *b = tw_read(ts_log, &n), *r;
+  if (b == NULL || from < 0 || (size_t)from > n) {
+    free(b);
+    return NULL;
+  }
+  r = strdup(b + from);
+  free(b);
+  return r;
+}
+
+static long ts_size(const char *path)
+{
+  size_t n;
+  char *b = tw_read(path, &n);
+  free(b);
+  return b != NULL ? (long)n : 0;
+}
+
+/* The CUDA backend's key for a case (lib/cuda_tune.c). */
+static void ts_key(const tc_case_t *c, char *key, size_t size)
+{
+  int xk = (c->side == KRONBLAS_SIDE_LEFT) == (c->transX == KRONBLAS_OP_N);
+  size_t o = (size_t)snprintf(key, size, "t%d xk%d yl%d dp%d pol%d m%lld ", (int)c->type, xk,
+                              c->side == KRONBLAS_SIDE_LEFT, c->dev_ptr, c->policy, (long long)c->m);
+  int64_t i;
+  for (i = 0; i < c->n && o < size; i++)
+    o += (size_t)snprintf(key + o, size - o, "%s%lldx%lld", i ? "," : "", (long long)c->p[i],
+                          (long long)c->q[i]);
+}
+
+/* The plans the handle holds now, as an exported file's text. */
+static char *ts_export(void)
+{
+  char path[128];
+  snprintf(path, sizeof path, "%s/out.wisdom", ts_dir);
+  unlink(path);
+  if (kronblasExportWisdom(tc_gpu, path) != KRONBLAS_STATUS_SUCCESS)
+    return NULL;
+  return tw_read(path, NULL);
+}
+
+/* Imports plan for the case's key on a handle without other plans; 1 if the
+ * handle then holds it. */
+static int ts_import(const char *key, const char *plan)
+{
+  char path[128], *b;
+  int ok;
+  snprintf(path, sizeof path, "%s/in.wisdom", ts_dir);
+  kronblasForgetWisdom(tc_gpu);
+  ts_write_wisdom(path, key, plan);
+  if (kronblasImportWisdom(tc_gpu, path) != KRONBLAS_STATUS_SUCCESS)
+    return 0;
+  b = ts_export();
+  ok = b != NULL && strstr(b, "\nrecords 1\n") != NULL && strstr(b, plan) != NULL;
+  free(b);
+  unlink(path);
+  return ok;
+}
+
+/* Runs c with plan forced: two TAP lines. */
+static void ts_forced(tc_case_t *c, const char *plan)
+{
+  char key[1024], *b;
+  int imported;
+  tc_case_finish(c);
+  ts_key(c, key, sizeof key);
+  imported = ts_import(key, plan);
+  c->tune = 1;
+  tc_run(c);
+  b = ts_export();
+  tap_ok(imported && b != NULL && strstr(b, "\nrecords 1\n") != NULL && strstr(b, plan) != NULL,
+         "  ... ran the imported plan '%s' (key '%s')", plan, key);
+  free(b);
+  kronblasForgetWisdom(tc_gpu);
+}
+
+static void ts_case(tc_case_t *c, kronblasDataType_t t, int side, int tX, int tF, int64_t m, int64_t n,
+                    const int64_t *p, const int64_t *q)
+{
+  tc_case_init(c, t, side, tX, tF, m, n, p, q);
+}
+
+static const int64_t pA[] = { 3, 7, 4 }, qA[] = { 5, 2, 4 };            /* 3x5,7x2,4x4 */
+static const int64_t pB[] = { 52, 65 }, qB[] = { 50, 20 };              /* 52x50,65x20 */
+static const int64_t pC[] = { 3, 7, 4, 5 }, qC[] = { 5, 2, 4, 3 };      /* 3x5,7x2,4x4,5x3 */
+static const int64_t pD[] = { 2, 5, 3, 7, 1 }, qD[] = { 3, 5, 2, 1, 4 };
+
+static void fixed_cases(void)
+{
+  const int L = KRONBLAS_SIDE_LEFT, R = KRONBLAS_SIDE_RIGHT, N = KRONBLAS_OP_N, T = KRONBLAS_OP_T,
+            C = KRONBLAS_OP_C;
+  tc_case_t c;
+
+  ts_case(&c, KRONBLAS_R_64F, L, N, N, 5, 3, pA, qA);
+  ts_forced(&c, "2:3:small:3");
+  ts_case(&c, KRONBLAS_R_32F, L, N, T, 7, 3, pA, qA);
+  ts_forced(&c, "2:1:small:1 1:2:small:2");
+  ts_case(&c, KRONBLAS_C_64F, L, T, N, 6, 3, pA, qA);   /* X along m */
+  ts_forced(&c, "2:2:small:2 0:1:small:1");
+  ts_case(&c, KRONBLAS_C_32F, R, N, T, 9, 4, pC, qC);   /* X and Y along m */
+  ts_forced(&c, "3:4:small:4");
+  ts_case(&c, KRONBLAS_R_64F, L, N, N, 33, 4, pC, qC);
+  ts_forced(&c, "3:1:small:1 2:1:generic 1:2:small:2");
+  ts_case(&c, KRONBLAS_R_64F, R, T, C, 4, 4, pC, qC);
+  ts_forced(&c, "3:1:small:1 2:1:small:1 1:1:small:1 0:1:small:1");
+  ts_case(&c, KRONBLAS_C_64F, L, C, C, 4, 5, pD, qD);   /* size-1 factors, F = 5 */
+  ts_forced(&c, "4:5:small:5");
+  ts_case(&c, KRONBLAS_R_32F, R, T, N, 3, 5, pD, qD);
+  ts_forced(&c, "4:2:small:2 2:3:small:3");
+  /* the real-world shape, both types, and wider leading dimensions */
+  ts_case(&c, KRONBLAS_R_64F, L, N, N, 10, 2, pB, qB);
+  c.ldx = 52 * 65 + 3;
+  c.ldy = 50 * 20 + 5;
+  ts_forced(&c, "1:2:small:2");
+  ts_case(&c, KRONBLAS_R_32F, L, N, T, 10, 2, pB, qB);
+  ts_forced(&c, "1:2:small:2");
+  ts_case(&c, KRONBLAS_R_64F, R, T, N, 10, 2, pB, qB);
+  ts_forced(&c, "1:1:small:1 0:1:small:1");
+  /* many vectors: several per block, X along m */
+  ts_case(&c, KRONBLAS_R_64F, L, T, N, 1000, 3, pA, qA);
+  ts_forced(&c, "2:3:small:3");
+  ts_case(&c, KRONBLAS_R_32F, L, N, N, 777, 3, pA, qA);
+  ts_forced(&c, "2:3:small:3");
+  /* batches with strides, factors shared or strided */
+  ts_case(&c, KRONBLAS_R_64F, L, N, N, 5, 3, pA, qA);
+  c.variant = TC_SB;
+  c.batch = 3;
+  c.sX = c.sY = -1;
+  c.sF[0] = -1;
+  c.sF[1] = 0;
+  c.sF[2] = -1;
+  ts_forced(&c, "2:3:small:3");
+  ts_case(&c, KRONBLAS_C_32F, R, T, T, 6, 4, pC, qC);
+  c.variant = TC_SB_64;
+  c.batch = 2;
+  c.sX = c.sY = c.sF[0] = c.sF[1] = c.sF[2] = c.sF[3] = -1;
+  ts_forced(&c, "3:2:small:2 1:2:small:2");
+  /* scalars: beta = 0 (Y NaN), alpha = beta = 1, device pointers */
+  ts_case(&c, KRONBLAS_R_64F, L, N, N, 5, 3, pA, qA);
+  c.beta[0] = c.beta[1] = 0;
+  ts_forced(&c, "2:3:small:3");
+  ts_case(&c, KRONBLAS_R_32F, L, N, N, 5, 3, pA, qA);
+  c.alpha[0] = 1;
+  c.beta[0] = 1;
+  ts_forced(&c, "2:1:small:1 1:2:small:2");
+  ts_case(&c, KRONBLAS_R_64F, L, N, N, 5, 3, pA, qA);
+  c.dev_ptr = 1;
+  ts_forced(&c, "2:2:small:2 0:1:small:1");
+  ts_case(&c, KRONBLAS_C_64F, R, N, N, 5, 3, pA, qA);
+  c.dev_ptr = 1;
+  c.beta[0] = c.beta[1] = 0;
+  ts_forced(&c, "2:3:small:3");
+  ts_case(&c, KRONBLAS_R_64F, L, N, N, 5, 3, pA, qA);
+  c.dev_ptr = 1;
+  c.alpha[0] = 0;
+  c.nan_xf = 1;   /* alpha = 0 on the device: X and the factors unread */
+  ts_forced(&c, "2:1:small:1 1:2:small:2");
+  ts_case(&c, KRONBLAS_R_32F, L, N, N, 5, 3, pA, qA);
+  c.dev_ptr = 1;
+  c.alpha[0] = 0;
+  c.beta[0] = 0;
+  c.nan_xf = 1;
+  ts_forced(&c, "2:3:small:3");
+}
+
+/* Random shapes split at random into small launches (a generic one now
+ * and then). */
+static void random_cases(void)
+{
+  static const kronblasDataType_t types[] = { KRONBLAS_R_32F, KRONBLAS_R_64F, KRONBLAS_C_32F, KRONBLAS_C_64F };
+  int it;
+  for (it = 0; it < 24; it++) {
+    /* small enough that any split fits in shared memory */
+    int64_t p[6], q[6], n = tc_range(1, 4), i;
+    char plan[256];
+    size_t o = 0;
+    tc_case_t c;
+    for (i = 0; i < n; i++) {
+      p[i] = tc_range(1, 6);
+      q[i] = tc_range(1, 6);
+    }
+    ts_case(&c, types[it % 4], (int)tc_range(0, 1), (int)tc_range(0, 2), (int)tc_range(0, 2), tc_range(2, 40),
+            n, p, q);
+    c.variant = (int)tc_range(0, 3);
+    if (c.variant >= TC_SB) {
+      c.batch = tc_range(1, 3);
+      c.sX = c.sY = -1;
+      for (i = 0; i < n; i++) c.sF[i] = tc_range(0, 1) ? -1 : 0;
+    }
+    if (tc_range(0, 3) == 0) c.beta[0] = c.beta[1] = 0;
+    c.dev_ptr = tc_range(0, 3) == 0;
+    for (i = n - 1; i >= 0;) {
+      int64_t F = tc_range(1, i + 1);
+      if (tc_range(0, 5) == 0) {
+        o += (size_t)snprintf(plan + o, sizeof plan - o, "%s%lld:1:generic", o ? " " : "", (long long)i);
+        i -= 1;
+      } else {
+        o += (size_t)snprintf(plan + o, sizeof plan - o, "%s%lld:%lld:small:%lld", o ? " " : "", (long long)i,
+                              (long long)F, (long long)F);
+        i -= F;
+      }
+    }
+    ts_forced(&c, plan);
+  }
+}
+
+/* Words that do not fit their key are skipped on import. */
+static void bad_words(void)
+{
+  static const struct { const char *key, *plan, *why; } bad[] = {
+    { "t1 xk1 yl1 dp0 pol0 m3 3x5,7x2", "1:2:small:1", "F != nf" },
+    { "t1 xk1 yl1 dp0 pol0 m3 3x5,7x2", "1:2:small:02", "leading zero" },
+    { "t1 xk1 yl1 dp0 pol0 m3 3x5,7x2", "1:2:small:", "no F" },
+    { "t1 xk1 yl1 dp0 pol0 m3 3x5,7x2", "1:2:small:2x", "trailing text" },
+    { "t1 xk1 yl1 dp0 pol0 m3 3x5,7x2", "1:1:small:1 0:1:small:0", "F = 0" },
+    { "t1 xk1 yl1 dp0 pol1 m3 3x5,7x2", "1:2:small:2", "fusion under NO_FUSION" },
+    { "t1 xk1 yl1 dp0 pol2 m3 3x5,7x2", "1:1:small:1 0:1:generic", "GENERIC policy" },
+    { "t1 xk1 yl1 dp0 pol3 m3 3x5,7x2", "1:1:small:1 0:1:generic", "CUBLAS policy" },
+    { "t1 xk1 yl1 dp0 pol0 m3 40000x2", "0:1:small:1", "a vector too long for shared memory" },
+    { "t0 xk1 yl1 dp0 pol0 m3 200x1,10x400", "1:2:small:2", "an intermediate too long" },
+  };
+  size_t i;
+  for (i = 0; i < sizeof bad / sizeof bad[0]; i++)
+    tap_ok(!ts_import(bad[i].key, bad[i].plan), "import skips '%s' for '%s' (%s)", bad[i].plan, bad[i].key,
+           bad[i].why);
+  tap_ok(ts_import("t1 xk1 yl1 dp0 pol1 m3 3x5,7x2", "1:1:small:1 0:1:small:1"),
+         "and takes small:1 under NO_FUSION");
+  tap_ok(ts_import("t0 xk1 yl1 dp0 pol0 m3 200x1,10x400", "1:1:small:1 0:1:generic"),
+         "and small:1 where the vector fits, though the next intermediate would not");
+  kronblasForgetWisdom(tc_gpu);
+}
+
+/* The model's choice, from the debug log of the call. */
+static void model_choice(void)
+{
+  static const int64_t pbig[] = { 40000 }, qbig[] = { 2 };
+  tc_case_t c;
+  long mark;
+  char *b;
+
+  /* Complex: the alternative is one generic launch per factor. */
+  ts_case(&c, KRONBLAS_C_64F, KRONBLAS_SIDE_LEFT, KRONBLAS_OP_N, KRONBLAS_OP_N, 5, 3, pA, qA);
+  mark = ts_size(ts_log);
+  tc_run(&c);
+  b = ts_log_since(mark);
+  tap_ok(b != NULL && strstr(b, "factors 2..0, kernel -4") != NULL,
+         "the model runs 5_3x5,7x2,4x4 (complex double) as one whole-vector launch");
+  free(b);
+
+  ts_case(&c, KRONBLAS_R_64F, KRONBLAS_SIDE_LEFT, KRONBLAS_OP_N, KRONBLAS_OP_N, 3, 1, pbig, qbig);
+  mark = ts_size(ts_log);
+  tc_run(&c);
+  b = ts_log_since(mark);
+  tap_ok(b != NULL && strstr(b, "cuda plan step") != NULL && strstr(b, "kernel -4") == NULL,
+         "and a 40000-element double vector on another kernel");
+  free(b);
+}
+
+int main(void)
+{
+  char path[128], *b, *r;
+  int n = 0;
+  /* Line-buffered: a crash still shows the last case run. */
+  setvbuf(stdout, NULL, _IOLBF, 0);
+  if (cudaGetDeviceCount(&n) != cudaSuccess || n < 1) {
+    (void)cudaGetLastError();
+    tap_skip_all("no CUDA device");
+  }
+  strcpy(ts_dir, "t-cuda-small.XXXXXX");
+  if (mkdtemp(ts_dir) == NULL)
+    return 1;
+  /* The plans of model calls reach the log at debug level. */
+  snprintf(ts_log, sizeof ts_log, "%s/log", ts_dir);
+  setenv("KRONBLAS_LOG_LEVEL", "debug", 1);
+  setenv("KRONBLAS_LOG_FILE", ts_log, 1);
+  tc_seed();
+  tc_handles();
+  /* The file header of this device: a plan-less export. */
+  snprintf(path, sizeof path, "%s/h.wisdom", ts_dir);
+  b = kronblasExportWisdom(tc_gpu, path) == KRONBLAS_STATUS_SUCCESS ? tw_read(path, NULL) : NULL;
+  r = b != NULL ? strstr(b, "records 0\n") : NULL;
+  if (r == NULL || (size_t)(r - b) >= sizeof ts_header) {
+    printf("Bail out! no wisdom header from a plan-less export\n");
+    return 1;
+  }
+  memcpy(ts_header, b, (size_t)(r - b));
+  ts_header[r - b] = '\0';
+  free(b);
+  unlink(path);
+
+  fixed_cases();
+  random_cases();
+  bad_words();
+  model_choice();
+  tc_handles_done();
+  unlink(ts_log);
+  rmdir(ts_dir);
+  return tap_done();
+}
