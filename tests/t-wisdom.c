@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "tap.h"
+#include "kb_testwisdom.h"
 
 static char tw_dir[64];
 
@@ -37,58 +38,6 @@ static char *tw_path(const char *name)
   char *p = buf[k++ % 8];
   snprintf(p, 256, "%s/%s", tw_dir, name);
   return p;
-}
-
-/* The whole file, NUL-terminated; *n its length.  NULL if unreadable. */
-static char *tw_read(const char *path, size_t *n)
-{
-  FILE *f = fopen(path, "rb");
-  char *b;
-  long len;
-  if (f == NULL)
-    return NULL;
-  fseek(f, 0, SEEK_END);
-  len = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  b = malloc((size_t)len + 1);
-  if (b == NULL || fread(b, 1, (size_t)len, f) != (size_t)len) {
-    free(b);
-    fclose(f);
-    return NULL;
-  }
-  b[len] = '\0';
-  *n = (size_t)len;
-  fclose(f);
-  return b;
-}
-
-static void tw_write(const char *path, const char *data, size_t n)
-{
-  FILE *f = fopen(path, "wb");
-  if (f == NULL)
-    return;
-  if (n)
-    fwrite(data, 1, n, f);
-  fclose(f);
-}
-
-/* FNV-1a 64 of every byte but the checksum line, written into it: lets
- * the test edit a file and keep it internally consistent. */
-static void tw_resign(char *b)
-{
-  char *c = strstr(b, "\nchecksum fnv1a64 ");
-  uint64_t h = 0xcbf29ce484222325ULL;
-  const char *p;
-  char hex[17];
-  if (c == NULL)
-    return;
-  c++;
-  for (p = b; p < c; p++)
-    h = (h ^ (unsigned char)*p) * 0x100000001b3ULL;
-  for (p = strchr(c, '\n') + 1; *p; p++)
-    h = (h ^ (unsigned char)*p) * 0x100000001b3ULL;
-  snprintf(hex, sizeof hex, "%016" PRIx64, h);
-  memcpy(c + strlen("checksum fnv1a64 "), hex, 16);
 }
 
 /* b with the first occurrence of from replaced by to (new buffer). */
@@ -141,13 +90,6 @@ static int tw_works(kronblasHandle_t h)
         return 0;
     }
   return 1;
-}
-
-/* The record lines of a file (what follows the checksum line). */
-static const char *tw_records(const char *b)
-{
-  const char *c = strstr(b, "\nchecksum ");
-  return c == NULL ? NULL : strchr(c + 1, '\n') + 1;
 }
 
 static uint64_t tw_rng = 0x1234567;
