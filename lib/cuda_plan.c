@@ -17,7 +17,7 @@
  * vector length):
  *     bytes moved / bandwidth + flops / rate + launch overhead,
  * divided by the fraction of the GPU the launch fills when it has fewer
- * blocks than fit at once.  Fusing F factors moves the vectors once instead
+ * blocks than fit at once (but no more than one block's latency alone).  Fusing F factors moves the vectors once instead
  * of F times (seed, Section 4.2); that is what the model mostly decides.
  * The rates are round figures for an H100 and only rank the candidates.
  *
@@ -39,6 +39,12 @@
 #define KB_BW_GENERIC 0.4e12
 #define KB_BW_MROWS 1.2e12         /* X along m, element-wise cp.async: a guess, to be measured */
 #define KB_LAUNCH_S 4e-6
+#define KB_BW_BLOCK 50e9            /* bytes/s one block alone moves: a guess, fitted with KB_STEP_LAT_S */
+#define KB_STEP_LAT_S 0.15e-6      /* per factor of a tile: loads' latency, barriers */
+/* Share of an SM's FMA rate one block alone reaches (few warps, latency
+ * bound): H200, a 64x128 double JIT configuration at m = 50 took 29.6 us
+ * where the full SM rate would price it at 7 us. */
+#define KB_RATE_BLOCK_FRAC 0.25
 
 static double kb_rate(const kb_problem_t *pb, int P)
 {
@@ -58,7 +64,7 @@ static double kb_fast_cost(const kb_problem_t *pb, const kb_cuda_fast_cfg_t *c, 
   const int64_t sec = 32 / (int64_t)kb_type_size(pb->type);
   const double mpad = mrows ? (double)((pb->m + c->TM - 1) / c->TM * c->TM) : m;
   const double msec = mrows ? (double)((pb->m + sec - 1) / sec * sec) : m;
-  double flops = 0, Kf = (double)K, t, fill;
+  double flops = 0, Kf = (double)K, t, fill, tiles;
   int f;
   for (f = 0; f < c->F; f++) {
     flops += 2.0 * mpad * Kf * c->Q;
@@ -66,10 +72,20 @@ static double kb_fast_cost(const kb_problem_t *pb, const kb_cuda_fast_cfg_t *c, 
   }
   t = (mrows ? msec * (double)K * esz / (KB_BW_MROWS < bw ? KB_BW_MROWS : bw) : m * (double)K * esz / bw) +
       m * Kf * esz / bw + flops / kb_rate(pb, c->P);
-  fill = (double)(K / c->TK) * (double)((pb->m + c->TM - 1) / c->TM) /
-         ((double)nsm * (c->occupancy > 0 ? c->occupancy : 1));
-  if (fill < 1.0)
-    t /= fill > 0 ? fill : 1e-3;
+  tiles = (double)(K / c->TK) * (double)((pb->m + c->TM - 1) / c->TM);
+  fill = tiles / ((double)nsm * (c->occupancy > 0 ? c->occupancy : 1));
+  if (fill < 1.0) {
+    /* Fewer tiles than resident blocks: each block runs one tile, with
+     * more than its share of bandwidth but at least the latency of one
+     * block alone (measured on an H200 for 2x2^9 and 8x8^3 at m <= 50:
+     * 4.1-4.6 us per launch whatever F, where the share alone, t / fill,
+     * priced them at 11-15 us and let slower kernels win). */
+    const double alone = (m * ((double)K + Kf) * esz / tiles) / KB_BW_BLOCK +
+                         flops / tiles / (KB_RATE_BLOCK_FRAC * kb_rate(pb, c->P) / nsm) +
+                         c->F * KB_STEP_LAT_S;
+    const double share = t / (fill > 0 ? fill : 1e-3);
+    t = share < (alone > t ? alone : t) ? share : (alone > t ? alone : t);
+  }
   return t + KB_LAUNCH_S;
 }
 
@@ -92,8 +108,10 @@ static double kb_cublas_cost(const kb_problem_t *pb, int64_t i, int64_t K)
  * for 52x50,65x20 at m = 10 took 21.7 us against 16 us for two (fast +
  * cuBLAS), 13-14 us alone where the generic kernel took 10: staging, one
  * barrier per factor and single-warp chains of k-steps dominate. */
-#define KB_SMALL_FIXED_S 2e-6   /* staging latency */
-#define KB_SMALL_FACTOR_S 1e-6  /* per factor: barrier, stores into the next layout */
+#define KB_SMALL_FIXED_S 0.5e-6 /* staging latency */
+#define KB_SMALL_FACTOR_S 1.6e-6  /* per factor: barrier, stores into the next layout
+                                   (H200, m <= 50: 4.6, 6.4, 7.9 us for 1, 2, 3 factors
+                                   against 3.3-4.5 us per generic launch) */
 #define KB_SMALL_KSTEP_S 50e-9  /* one k-step of a register tile, latency-bound */
 static double kb_small_cost(const kb_problem_t *pb, int64_t i, int64_t K, int nf)
 {
@@ -278,13 +296,20 @@ static double kb_model_cost(void *ctx, int64_t i, int64_t K, int kernel, int nf)
   const kb_model_ctx_t *mc = ctx;
   int ncfg;
   const kb_cuda_fast_cfg_t *cfg = kb_cuda_fast_cfgs(&ncfg);
+  double t;
   if (kernel == KB_KERNEL_SMALL)
-    return kb_small_cost(mc->pb, i, K, nf);
-  if (kernel == KB_KERNEL_CUBLAS)
-    return kb_cublas_cost(mc->pb, i, K);
-  if (kernel < 0)
-    return kb_generic_cost(mc->pb, i, K);
-  return kb_fast_cost(mc->pb, &cfg[kernel], mc->nsm, K, i == mc->pb->nfactors - 1 && mc->pb->xs_k != 1);
+    t = kb_small_cost(mc->pb, i, K, nf);
+  else if (kernel == KB_KERNEL_CUBLAS)
+    t = kb_cublas_cost(mc->pb, i, K);
+  else if (kernel < 0)
+    t = kb_generic_cost(mc->pb, i, K);
+  else
+    t = kb_fast_cost(mc->pb, &cfg[kernel], mc->nsm, K, i == mc->pb->nfactors - 1 && mc->pb->xs_k != 1);
+  /* Next to the tuner's "tune:" lines, what calibrating the model needs. */
+  if (kb_env()->log_level >= KB_LOG_DEBUG)
+    kb_log(KB_LOG_DEBUG, "model: factors %lld..%lld K=%lld kernel %d: %.4f ms", (long long)i,
+           (long long)(i - nf + 1), (long long)K, kernel, t * 1e3);
+  return t;
 }
 
 int64_t kb_cuda_plan(const kb_problem_t *pb, int policy, int nsm, kb_cuda_pstep_t *steps)
