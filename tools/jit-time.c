@@ -177,7 +177,12 @@ int main(int argc, char **argv)
   double worst = 0;
 
   for (i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "-s") && i + 1 < argc) {
+    if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+      printf("usage: jit-time [-s SM] [-t s,d] [-X NVRTC-OPTION]... [-r N] [-M] [-S SOURCE [-N]] [SHAPE|SET]...\n"
+             "NVRTC compile time of the CUDA planner's JIT configurations (default set: realworld);\n"
+             "see the comment at the top of tools/jit-time.c.\n");
+      return 0;
+    } else if (!strcmp(argv[i], "-s") && i + 1 < argc) {
       sm = atoi(argv[++i]);
     } else if (!strcmp(argv[i], "-t") && i + 1 < argc) {
       types[0] = strchr(argv[i + 1], 's') != NULL;
