@@ -147,6 +147,18 @@ static void kb_cpu_caches(void)
   (void)kb_cpu_sysconf;
 }
 
+void kb_cpu_test_caches(size_t l1, size_t l2, size_t llc)
+{
+  pthread_once(&kb_cpu_isa_once, kb_cpu_isa_pick);
+  if (l1 == 0 || l2 == 0 || llc == 0) {
+    kb_cpu_caches();
+    return;
+  }
+  kb_cpu_l1 = l1;
+  kb_cpu_l2 = l2;
+  kb_cpu_llc = llc;
+}
+
 static size_t kb_align64(size_t v)
 {
   return (v + 63) & ~(size_t)63;
@@ -167,6 +179,18 @@ static const double kb_eff_l2[5] = { 0.20, 0.20, 0.48, 0.48, 0.58 };
 #define KB_COST_TR 10.0      /* one vector through an in-register transpose */
 #define KB_COST_SCALAR 40.0  /* one vector's worth of scalar loads or stores */
 #define KB_COST_PASS 70.0    /* one vector written to memory and read back */
+/* One vector of a row buffer written back and read again where the two row
+ * buffers of a thread exceed L2 by at most as much again (PER_ROW): the
+ * lines come back from L2 or from the L3 victims it just evicted, by a
+ * group whose tiles stay in L1; twice that for tiles in L2, whose streams
+ * through L2 compete with the tile.  Measured, float p = 8, nb = 64, one
+ * thread: a group of two factors (L1 tile) over a 1 MiB row takes 28 us
+ * more with its 2 MiB of row buffers beyond L2 than with them in L2 (9.6
+ * units per output vector), a group of three (L2 tile) 55 us more (19
+ * units).  Double rows of 2 MiB (4 MiB of buffers) cost both kinds of
+ * group the same 20 units (119 and 121 us), so KB_COST_PASS stays there:
+ * the three-factor groups it chooses are 1-6% faster. */
+#define KB_COST_PASS_L2X2 10.0
 #define KB_COST_COPY 4.0     /* one vector copied within cache */
 #define KB_COST_CALL 300.0   /* one group on one row: descriptor, calls, setup */
 #define KB_COST_PAGE 60.0    /* a page walk (an L1 DTLB miss), about 30 cycles */
@@ -215,6 +239,7 @@ typedef struct {
   size_t l1, l2;           /* bytes two tile buffers may take to stay in L1, in L2 */
   int64_t x_row_bytes, y_row_bytes, buf_row_bytes; /* PASSES: bytes between k-rows */
   int rowbuf_in_l2;        /* PER_ROW: the row buffers stay in L2 */
+  int rowbuf_near_l2;      /* PER_ROW: the row buffers exceed L2 at most twofold */
   int max_fuse;            /* at most this many factors per group; 0: any */
   int force_nvt;           /* PER_ROW: vectors per tile (1, 2, 4); 0: the model's */
 } kb_cpu_model_t;
@@ -329,7 +354,8 @@ static double kb_cpu_group_cost(const kb_cpu_model_t *M, int hi, int lo, int64_t
       if (last && !M->y_lane_unit)
         c += (double)len / vl * KB_COST_SCALAR;
       if (!last && !M->rowbuf_in_l2)
-        c += (double)len / vl * KB_COST_PASS;
+        c += (double)len / vl *
+             (M->rowbuf_near_l2 ? KB_COST_PASS_L2X2 * (tile <= M->l1 ? 1 : 2) : KB_COST_PASS);
       /* a tile short of nb lanes is written through a copy */
       if (S % nb != 0)
         c += (double)(S % nb) / (double)S * (double)len / vl * KB_COST_COPY;
@@ -557,6 +583,12 @@ kronblasStatus_t kb_cpu_plan_with(const kb_problem_t *pb, const kb_cpu_opt_t *kt
   M.l1 = kb_cpu_l1 * 3 / 4;
   M.l2 = kb_cpu_l2 / 2;
   M.rowbuf_in_l2 = 2 * (size_t)smax * esz <= kb_cpu_l2 / 2;
+  /* buffers between half of L2 and all of it keep KB_COST_PASS, which
+   * chose the faster split there (1024_6x6^6 double, 746 KiB: three-factor
+   * L2 groups 3% faster than L1 pairs) */
+  M.rowbuf_near_l2 = 2 * (size_t)smax * esz > kb_cpu_l2 && 2 * (size_t)smax * esz <= 2 * kb_cpu_l2 &&
+                     2 * (size_t)smax * esz * (size_t)(o->nthreads > 0 ? o->nthreads : 1) <=
+                         kb_cpu_llc / 2;
   M.max_fuse = o->max_fuse > 0 ? o->max_fuse : 0;
   M.force_nvt = o->nvt;
 

@@ -136,5 +136,8 @@ long kb_cpu_test_timed_count(void);
  * KB_CPU_PER_ROW where the problem allows (-1: the model's choice). */
 int kb_cpu_test_force_isa(const char *isa);
 void kb_cpu_test_force_plan(int max_fuse, int strategy);
+/* Cache sizes in bytes the planner assumes from now on (plans of another
+ * machine); any 0: this machine's again. */
+void kb_cpu_test_caches(size_t l1, size_t l2, size_t llc);
 
 #endif /* KB_CPU_PLAN_H */

@@ -320,7 +320,7 @@ int main(void)
   if (kb_cpu_test_force_isa(KB_TEST_ISA) != 0)
     tap_skip_all("this CPU or build has no %s kernels", KB_TEST_ISA);
   kb_rng_seed(&r, seed);
-  tap_plan(1 + 4 * 4 + 1);
+  tap_plan(1 + 4 * 4 + 2);
   tap_ok(kronblasCreateWithBackend(&h, KRONBLAS_BACKEND_CPU) == KRONBLAS_STATUS_SUCCESS, "CPU handle");
 
   t0 = kb_t_now();
@@ -639,6 +639,71 @@ int main(void)
       tap_ok(ok, "read-ahead of the next row: model on, off through options, spec and wisdom (\"%s\")%s%s",
              plan, ok ? "" : ": ", msg);
       kronblasDestroy(h3);
+    }
+  }
+  /* 6. the model's fusion groups on the issue-4 machine's caches (48 KiB
+   * L1, 1.25 MiB L2, 48 MiB LLC) and AVX-512 vectors: rows whose two
+   * buffers exceed L2 at most twofold take L1-sized pairs (16_8x8^6 float,
+   * 2 MiB: 9.6-9.9 ms against 10.8-11.3 for two three-factor groups, one
+   * thread), larger ones (16_8x8^6 double, 4 MiB) and smaller ones
+   * (1024_6x6^6 double, 746 KiB) keep three-factor groups, rows in L2 keep
+   * their split (1024_8x8^5 float) */
+  {
+    static const struct {
+      kronblasDataType_t type;
+      int64_t m, n, p;
+      int nthreads;
+      const char *groups;
+    } cases[] = {
+      { KRONBLAS_R_32F, 16, 6, 8, 1, "5-4,3-2,1-0" }, { KRONBLAS_R_32F, 16, 6, 8, 2, "5-4,3-2,1-0" },
+      { KRONBLAS_R_64F, 16, 6, 8, 2, "5-3,2-0" }, { KRONBLAS_R_64F, 1024, 6, 6, 1, "5-3,2-0" },
+      { KRONBLAS_R_32F, 1024, 5, 8, 1, "4-3,2-0" },
+    };
+    const kb_cpu_opt_t *kt = kb_cpu_kernels_for(KRONBLAS_R_32F);
+    if (kt == NULL || strcmp(kt->name, "avx512") != 0) {
+      tap_skip("the issue machine's plans are for avx512 kernels, not %s", KB_TEST_ISA);
+    } else {
+      char got[256], msg[600];
+      size_t ci, n;
+      int ok = 1;
+      msg[0] = '\0';
+      kb_cpu_test_caches((size_t)48 << 10, (size_t)1280 << 10, (size_t)48 << 20);
+      for (ci = 0; ok && ci < sizeof cases / sizeof cases[0]; ci++) {
+        int64_t pq[8], K = 1;
+        kb_problem_t pb;
+        kb_cpu_plan_opts_t o;
+        kb_cpu_plan_t pl;
+        int k;
+        for (k = 0; k < cases[ci].n; k++) {
+          pq[k] = cases[ci].p;
+          K *= cases[ci].p;
+        }
+        memset(&pb, 0, sizeof pb);
+        pb.type = cases[ci].type;
+        pb.m = cases[ci].m;
+        pb.nfactors = cases[ci].n;
+        pb.p = pq;
+        pb.q = pq;
+        pb.K = pb.L = K;
+        pb.xs_m = pb.ys_m = K;
+        pb.xs_k = pb.ys_l = 1;
+        pb.x_contig_k = pb.y_contig_l = 1;
+        kb_cpu_plan_opts_default(&o, cases[ci].nthreads);
+        got[0] = '\0';
+        n = 0;
+        if (kb_cpu_plan_with(&pb, kb_cpu_kernels_for(pb.type), &o, &pl) == KRONBLAS_STATUS_SUCCESS)
+          for (k = 0; k < pl.ngroups && n < sizeof got - 32; k++)
+            n += (size_t)snprintf(got + n, sizeof got - n, "%s%d-%d", k ? "," : "", pl.g[k].hi, pl.g[k].lo);
+        if (strcmp(got, cases[ci].groups) != 0) {
+          ok = 0;
+          snprintf(msg, sizeof msg, ": %c %lld_%lldx%lld^%lld, %d threads: groups %s, expected %s",
+                   pb.type == KRONBLAS_R_32F ? 's' : 'd', (long long)pb.m, (long long)cases[ci].p,
+                   (long long)cases[ci].p, (long long)pb.nfactors, cases[ci].nthreads, got,
+                   cases[ci].groups);
+        }
+      }
+      kb_cpu_test_caches(0, 0, 0);
+      tap_ok(ok, "model's fusion groups on the issue machine's caches%s", msg);
     }
   }
   kronblasDestroy(h);
