@@ -72,4 +72,24 @@ __device__ __forceinline__ T kb_load_beta(const kb_scalars<T> &s, bool *zero)
   return b;
 }
 
+#ifndef __CUDACC_RTC__
+// The scalars of a launch from a step's fields (host side of every
+// launcher: fast, generic, whole-vector, scale).
+template <typename T>
+static inline kb_scalars<T> kb_make_scalars(const void *alpha, const void *beta, int dev, int beta_zero)
+{
+  kb_scalars<T> s;
+  s.alpha_p = dev ? (const T *)alpha : nullptr;
+  s.beta_p = dev ? (const T *)beta : nullptr;
+  s.alpha = T();
+  s.beta = T();
+  if (!dev && alpha != nullptr)
+    s.alpha = *(const T *)alpha;
+  if (!dev && beta != nullptr && !beta_zero)
+    s.beta = *(const T *)beta;
+  s.beta_zero = beta_zero;
+  return s;
+}
+#endif
+
 #endif // KB_CUDA_OPS_CUH

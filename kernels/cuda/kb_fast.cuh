@@ -418,23 +418,6 @@ struct kb_fast_entry {
 
 static inline bool kb_aligned(const void *p, int bytes) { return ((uintptr_t)p & (uintptr_t)(bytes - 1)) == 0; }
 
-// The scalars of a launch, as kb_scalars (kb_cuda_ops.cuh) carries them.
-template <typename T>
-static inline kb_scalars<T> kb_make_scalars(const void *alpha, const void *beta, int dev, int beta_zero)
-{
-  kb_scalars<T> s;
-  s.alpha_p = dev ? (const T *)alpha : nullptr;
-  s.beta_p = dev ? (const T *)beta : nullptr;
-  s.alpha = T();
-  s.beta = T();
-  if (!dev && alpha != nullptr)
-    s.alpha = *(const T *)alpha;
-  if (!dev && beta != nullptr && !beta_zero)
-    s.beta = *(const T *)beta;
-  s.beta_zero = beta_zero;
-  return s;
-}
-
 // The fast kernel's arguments for a step of F factors with vector accesses
 // of V elements: shared by the precompiled launchers and the JIT launcher
 // (steps.cu), whose kernels take the same struct.

@@ -425,15 +425,7 @@ static int kb_small_launch_t(const kb_cuda_step_t *st, void *stream)
   a.out_is = st->out_is;
   a.out_bs = st->out_bs;
   a.epilogue = st->epilogue;
-  a.sc.alpha_p = st->dev_scalars ? (const T *)st->alpha : nullptr;
-  a.sc.beta_p = st->dev_scalars ? (const T *)st->beta : nullptr;
-  a.sc.alpha = T();
-  a.sc.beta = T();
-  if (!st->dev_scalars && st->alpha != nullptr)
-    a.sc.alpha = *(const T *)st->alpha;
-  if (!st->dev_scalars && st->beta != nullptr && !st->beta_zero)
-    a.sc.beta = *(const T *)st->beta;
-  a.sc.beta_zero = st->beta_zero;
+  a.sc = kb_make_scalars<T>(st->alpha, st->beta, st->dev_scalars, st->beta_zero);
   a.m = st->m;
   a.batch = st->batch;
   a.tm = g.tm;
