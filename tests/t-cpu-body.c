@@ -298,6 +298,22 @@ static const kb_t_shape_t kb_t_issue[] = {
   { 5, 7, 3, 3 }, { 3, 6, 6, 6 }, { 2, 3, 16, 16 }, { 1, 5, 8, 8 },
 };
 
+/* How many factors of issue shape S a test runs for type, and the vector
+ * length *K they make: the complex identity check is four times dearer,
+ * so fewer factors where it would cost more than about 2^19 terms. */
+static int64_t kb_t_issue_factors(const kb_t_shape_t *S, kronblasDataType_t type, int64_t *K)
+{
+  int64_t n = S->n, i;
+  *K = 1;
+  for (i = 0; i < n; i++)
+    *K *= S->p;
+  while (kb_oracle_type_is_complex(type) && n > 2 && *K * n * S->p > (1 << 19)) {
+    n--;
+    *K /= S->p;
+  }
+  return n;
+}
+
 static double kb_t_now(void)
 {
   struct timespec t;
@@ -333,15 +349,7 @@ int main(void)
     for (si = 0; si < sizeof kb_t_issue / sizeof kb_t_issue[0]; si++) {
       const kb_t_shape_t *S = &kb_t_issue[si];
       kb_t_prob_t P;
-      int64_t K = 1, n = S->n, i;
-      for (i = 0; i < n; i++)
-        K *= S->p;
-      /* the complex identity check is four times dearer: fewer factors
-       * where it would cost more than about 2^19 terms */
-      while (kb_oracle_type_is_complex(type) && n > 2 && K * n * S->p > (1 << 19)) {
-        n--;
-        K /= S->p;
-      }
+      int64_t K, n = kb_t_issue_factors(S, type, &K), i;
       /* one side per shape and type: every side meets every shape over
        * the four types */
       for (k = 0; k < (K < 4096 ? 2 : 1); k++) {

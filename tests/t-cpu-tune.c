@@ -91,13 +91,7 @@ int main(void)
     for (si = 0; si < sizeof kb_t_issue / sizeof kb_t_issue[0]; si++) {
       const kb_t_shape_t *S = &kb_t_issue[si];
       kb_t_prob_t P;
-      int64_t K = 1, n = S->n, i;
-      for (i = 0; i < n; i++)
-        K *= S->p;
-      while (kb_oracle_type_is_complex(type) && n > 2 && K * n * S->p > (1 << 19)) {
-        n--;
-        K /= S->p;
-      }
+      int64_t K, n = kb_t_issue_factors(S, type, &K), i;
       memset(&P, 0, sizeof P);
       P.type = type;
       P.side = (int)((si + (size_t)ti) % 2);
