@@ -266,9 +266,25 @@ static void kb_cpu_pack_all(const kb_cpu_plan_t *pl, const kb_problem_t *pb, con
   int64_t i;
   int k;
   for (k = 0; k < pl->ngroups; k++)
-    for (i = pl->g[k].lo; i <= pl->g[k].hi; i++)
-      pl->kt->pack(F[i], pb->p[i], pb->q[i], pb->fs_l[i], pb->fs_k[i], pb->conjF ^ pb->conjX,
-                   pl->g[k].nb, ws + pl->off_pack[i]);
+    for (i = pl->g[k].lo; i <= pl->g[k].hi; i++) {
+      int nb = pl->g[k].nb;
+      if (pl->inplace && k == 0) {
+        /* digit0 (real types only): A^T for the fastest factor, the others
+         * for lanes = the outputs of the group's faster digits (a width
+         * whose vector count has the same divisors by 2 and 4) */
+        int64_t inner = 1, v, j;
+        if (i == pl->g[k].hi) {
+          pl->kt->pack_t(F[i], pb->p[i], pb->q[i], pb->fs_l[i], pb->fs_k[i], ws + pl->off_pack[i]);
+          continue;
+        }
+        for (j = i + 1; j <= pl->g[k].hi; j++)
+          inner *= pb->q[j];
+        v = inner / pl->kt->vl;
+        nb = pl->kt->vl * (v % 4 == 0 ? 4 : v % 2 == 0 ? 2 : 1);
+      }
+      pl->kt->pack(F[i], pb->p[i], pb->q[i], pb->fs_l[i], pb->fs_k[i], pb->conjF ^ pb->conjX, nb,
+                   ws + pl->off_pack[i]);
+    }
 }
 
 static void kb_cpu_groups_init(const kb_cpu_run_t *R, int beta_zero)
@@ -342,6 +358,27 @@ static void kb_cpu_row_group(const kb_cpu_run_t *R, int k, int64_t r, char *cons
   }
   g->in_mem = k == 0;
   g->out_stream = k == pl->ngroups - 1 && R->y_stream;
+  if (pl->inplace) {
+    /* digits in place: the vector is (outer, this group's P digits, inner)
+     * with inner the outputs of the digits done before; group 0 (digit0)
+     * sees the row as S chunks of P, writing chunk c at c*Q */
+    int64_t inner = 1, i;
+    for (i = gp->hi + 1; i < pb->nfactors; i++)
+      inner *= pb->q[i];
+    g->n_o = gp->Kin / (gp->P * inner);
+    g->nlanes = inner;
+    g->in_o = gp->P * inner * in_is;
+    g->in_lane = in_is;
+    g->in_kk = inner * in_is;
+    g->out_o = gp->Q * inner * os;
+    g->out_lane = os;
+    g->out_ll = inner * os;
+    if (k == 0) {
+      g->nlanes = gp->S;
+      g->n_o = 1;
+    }
+    return;
+  }
   g->n_o = 1;
   g->nlanes = gp->S;
   g->in_o = 0;
@@ -350,6 +387,22 @@ static void kb_cpu_row_group(const kb_cpu_run_t *R, int k, int64_t r, char *cons
   g->out_o = 0;
   g->out_lane = os;
   g->out_ll = gp->S * os;
+}
+
+/* Group 0 of a plan with digits in place: its slices, split among the
+ * team in chunks (of whole micro-tiles where there are many).  Ends with
+ * the team's barrier. */
+static void kb_cpu_team_digit0(const kb_cpu_opt_t *kt, const kb_cpu_group_t *g, int nthreads, char *area)
+{
+  const int64_t S = g->nlanes;
+  int64_t chunk = g->nf > 1 ? S / (8 * (int64_t)nthreads) : (S / (8 * (int64_t)nthreads) + 11) / 12 * 12;
+  int64_t c, nchunks;
+  if (chunk < 1)
+    chunk = 1;
+  nchunks = (S + chunk - 1) / chunk;
+#pragma omp for schedule(dynamic, 1)
+  for (c = 0; c < nchunks; c++)
+    kt->digit0(g, c * chunk, (c + 1) * chunk < S ? (c + 1) * chunk : S, area);
 }
 
 /* PER_ROW: every row goes through all groups while its two row buffers stay
@@ -388,7 +441,10 @@ static void kb_cpu_run_rows(const kb_cpu_run_t *R, int tid, int nthreads)
         /* a row read ahead is in L2: no prefetching of its tiles */
         if (k == 0 && ahead)
           g.in_mem = 0;
-        pl->kt->group(&g, 0, kb_cpu_group_tiles(&g), area);
+        if (pl->inplace && k == 0)
+          pl->kt->digit0(&g, 0, g.nlanes, area);
+        else
+          pl->kt->group(&g, 0, kb_cpu_group_tiles(&g), area);
       }
       ahead = pl->pf_next_row;
       r = rn;
@@ -399,7 +455,10 @@ static void kb_cpu_run_rows(const kb_cpu_run_t *R, int tid, int nthreads)
     for (r = 0; r < R->pb->m; r++)
       for (k = 0; k < pl->ngroups; k++) {
         kb_cpu_row_group(R, k, r, buf, &g);
-        kb_cpu_team_tiles(pl->kt, &g, nthreads, area);
+        if (pl->inplace && k == 0)
+          kb_cpu_team_digit0(pl->kt, &g, nthreads, area);
+        else
+          kb_cpu_team_tiles(pl->kt, &g, nthreads, area);
       }
   }
 }
@@ -477,6 +536,13 @@ static void kb_cpu_pf_split(const kb_cpu_plan_t *pl, const kb_problem_t *pb, int
   }
 }
 
+static long kb_cpu_inplace_runs;   /* test hook: entries run with digits in place */
+
+long kb_cpu_test_inplace_runs(void)
+{
+  return __atomic_load_n(&kb_cpu_inplace_runs, __ATOMIC_RELAXED);
+}
+
 static void kb_cpu_run_fast(const kb_cpu_plan_t *pl, const kb_problem_t *pb, char *ws,
                             const void *X, void *Y, int64_t ys_m, int64_t ys_l, int beta_zero,
                             int stream_ok)
@@ -497,6 +563,8 @@ static void kb_cpu_run_fast(const kb_cpu_plan_t *pl, const kb_problem_t *pb, cha
   R.next_row = &next_row;
   kb_cpu_pf_split(pl, pb, R.pf_off);
   kb_cpu_groups_init(&R, beta_zero);
+  if (pl->inplace)
+    __atomic_fetch_add(&kb_cpu_inplace_runs, 1, __ATOMIC_RELAXED);
   /* The work is handed out by (orphaned) worksharing loops, so a team
    * smaller than asked for still covers every tile; each thread has its
    * own area of the workspace, by thread number. */

@@ -31,6 +31,7 @@ static int kb_cpu_test_isa_set;
 static const kb_cpu_opt_t *const *kb_cpu_test_isa_tab;
 static int kb_cpu_test_max_fuse;
 static int kb_cpu_test_strategy = -1;
+static int kb_cpu_test_inplace = -1;
 
 static int kb_cpu_has(const char *isa)
 {
@@ -118,6 +119,11 @@ void kb_cpu_test_force_plan(int max_fuse, int strategy)
   kb_cpu_test_strategy = strategy;
 }
 
+void kb_cpu_test_force_inplace(int inplace)
+{
+  kb_cpu_test_inplace = inplace;
+}
+
 /* -------------------------------------------------------------- caches */
 
 /* Cache sizes, read once with the ISA (kb_cpu_isa_pick); unknown or
@@ -201,6 +207,23 @@ static const double kb_eff_l2[5] = { 0.20, 0.20, 0.48, 0.48, 0.58 };
  * 20-45 units per element beyond KB_COST_SCALAR, measured ratios 2.3-10x
  * where the model without it said 1.3-2.5x. */
 #define KB_COST_SCATTER 32.0
+/* Fraction of peak of kt->digit0 (the fastest digit kept in place: MR
+ * slices broadcast from the row, NV vectors of the packed A^T from L1). */
+#define KB_EFF_D0 0.76
+/* Later factors of digit0's chunks (lanes = the outputs of the faster
+ * digits, a few vectors, one call per chunk) run somewhat slower than the
+ * same factor in a group of its own (1024_32x32^3 float: the two fastest
+ * factors in digit0 4% slower than each alone, rows in L2).  0.85 kept
+ * out plans measured 5-12% faster (16_32x32^4, 1024_16x16^4, 1024_8x8^5,
+ * 16_8x8^6 double, 1 thread), so only a little. */
+#define KB_EFF_D0_LATER 0.95
+/* One vector of a tile copied from rows inner apart (digits in place,
+ * tiles narrower than the inner digits): measured 12 units in the last
+ * group of 1024_32x32^3 float, about a transpose's cost.  Tiles whose rows
+ * are contiguous (inner = nb) are read in place, for nothing. */
+#define KB_COST_COPY_STRIDED 12.0
+/* digit0 with several factors: calls and micro-tile choices per chunk */
+#define KB_COST_D0_CHUNK 200.0
 
 /* L2 efficiency of a group whose largest factor has pmax columns: the table
  * is for p <= 8; up to p = 16 the k loop of a micro-tile is long enough to
@@ -242,6 +265,7 @@ typedef struct {
   int rowbuf_near_l2;      /* PER_ROW: the row buffers exceed L2 at most twofold */
   int max_fuse;            /* at most this many factors per group; 0: any */
   int force_nvt;           /* PER_ROW: vectors per tile (1, 2, 4); 0: the model's */
+  int inplace;             /* PER_ROW with digits in place (kb_cpu_plan_t.inplace) */
 } kb_cpu_model_t;
 
 static int64_t kb_ceil_div(int64_t a, int64_t b)
@@ -282,7 +306,7 @@ static double kb_cpu_group_cost(const kb_cpu_model_t *M, int hi, int lo, int64_t
 {
   const kb_problem_t *pb = M->pb;
   const int vl = M->vl, first = hi == pb->nfactors - 1, last = lo == 0;
-  int64_t P = 1, Q = 1, mx, len, i, S, pmax = 0, qmin = -1;
+  int64_t P = 1, Q = 1, mx, len, i, S, pmax = 0, qmin = -1, inner = 1;
   double flops = 0, best = 1e300;
   int nvt;
 
@@ -300,20 +324,58 @@ static double kb_cpu_group_cost(const kb_cpu_model_t *M, int hi, int lo, int64_t
       mx = len / (Kin / P);
   }
   S = Kin / P;
+  /* digits in place: the digits done before this group (their outputs)
+   * are the lanes, contiguous; the group of the fastest digit is digit0 */
+  for (i = hi + 1; i < pb->nfactors; i++)
+    inner *= pb->q[i];
+  if (M->inplace && first) {
+    /* digit0 over contiguous chunks of P: the first factor at its own
+     * rate, the others as lanes = the outputs of the faster digits, from
+     * L1 or L2 by the chunk's two local vectors */
+    const size_t loc = 2 * (size_t)mx * M->esz;
+    int64_t ln = Kin, in = 1;
+    if (hi != lo && loc > M->l2)
+      return 1e300;
+    best = KB_COST_CALL + (hi != lo ? (double)(Kin / P) * KB_COST_D0_CHUNK : 0);
+    for (i = hi; i >= lo; i--) {
+      const double fl = (double)(ln / pb->p[i] * pb->q[i]) * (double)pb->p[i];
+      const int64_t nv = in / vl >= 4 ? 4 : in / vl;
+      ln = ln / pb->p[i] * pb->q[i];
+      if (i == hi)
+        best += fl / vl / KB_EFF_D0;
+      else
+        best += fl / vl / KB_EFF_D0_LATER /
+                (loc <= M->l1 ? kb_eff_l1[nv] : kb_eff_l2_p((int)nv, pb->p[i]));
+      in *= pb->q[i];
+    }
+    if (!last && !M->rowbuf_in_l2)
+      best += (double)len / vl *
+              (M->rowbuf_near_l2 ? KB_COST_PASS_L2X2 * (loc <= M->l1 ? 1 : 2) : KB_COST_PASS);
+    g->nb = vl;
+    nvt = 0;
+  }
   for (i = hi; i >= lo; i--) {
     if (pb->p[i] > pmax)
       pmax = pb->p[i];
     if (qmin < 0 || pb->q[i] < qmin)
       qmin = pb->q[i];
   }
-  for (nvt = 4; nvt >= 1; nvt /= 2) {
+  for (nvt = M->inplace && first ? 0 : 4; nvt >= 1; nvt /= 2) {
     const int nb = M->lanes_rows ? M->nb_rows : nvt * vl;
     if (!M->lanes_rows && M->force_nvt > 0 && nvt != M->force_nvt)
       continue;
-    const int nvm = nb / vl >= 4 ? 4 : nb / vl;  /* vectors per micro-tile */
+    /* in place, tiles no wider than the lanes there are */
+    if (M->inplace && nvt > 1 && nb > inner)
+      continue;
+    /* vectors per micro-tile; with digits in place, 2-vector tiles over
+     * p >= 32 run as fast as 4-vector ones (profile of 1024_32x32^3 float:
+     * 8x2 micro-tiles over contiguous 32 x 32 tiles took 24% of the time
+     * for a third of the FMAs, the 6x4/5x4 group 26%): the long k loop
+     * hides the extra loads */
+    const int nvm = nb / vl >= 4 || (M->inplace && nb / vl == 2 && pmax >= 32) ? 4 : nb / vl;
     /* one tile buffer when a single factor writes its output in place */
     const size_t tile = (hi == lo ? 1 : 2) * (size_t)mx * (size_t)nb * M->esz;
-    const int64_t lanes = M->lanes_rows ? pb->m : S;
+    const int64_t lanes = M->lanes_rows ? pb->m : M->inplace ? inner : S;
     double used, c;
     int in_l1;
     if (M->lanes_rows && nvm != nvt)
@@ -349,16 +411,19 @@ static double kb_cpu_group_cost(const kb_cpu_model_t *M, int hi, int lo, int64_t
     } else {
       /* blocks of a transpose are vl x vl: a group narrower than vl, or
        * its ragged end, pays for whole blocks */
-      c += (double)Kin / vl * (first && !M->x_kk_unit ? KB_COST_SCALAR : KB_COST_TR) *
-           (double)(kb_ceil_div(P, M->cl) * M->cl) / (double)P;
+      if (M->inplace && inner > nb)
+        c += (double)Kin / vl * KB_COST_COPY_STRIDED;  /* rows of the tile inner apart: a copy */
+      else
+        c += (double)Kin / vl * (first && !M->x_kk_unit ? KB_COST_SCALAR : KB_COST_TR) *
+             (double)(kb_ceil_div(P, M->cl) * M->cl) / (double)P;
       if (last && !M->y_lane_unit)
         c += (double)len / vl * KB_COST_SCALAR;
       if (!last && !M->rowbuf_in_l2)
         c += (double)len / vl *
              (M->rowbuf_near_l2 ? KB_COST_PASS_L2X2 * (tile <= M->l1 ? 1 : 2) : KB_COST_PASS);
       /* a tile short of nb lanes is written through a copy */
-      if (S % nb != 0)
-        c += (double)(S % nb) / (double)S * (double)len / vl * KB_COST_COPY;
+      if (lanes % nb != 0)
+        c += (double)(lanes % nb) / (double)lanes * (double)len / vl * KB_COST_COPY;
       c += KB_COST_CALL;
     }
     if (c < best) {
@@ -460,10 +525,11 @@ static void kb_cpu_plan_log(const kb_cpu_plan_t *pl, const char *why, double cr,
   for (k = 0; k < pl->ngroups && o + 64 < sizeof buf; k++)
     o += (size_t)snprintf(buf + o, sizeof buf - o, " [%d..%d P=%lld S=%lld nb=%d]", pl->g[k].hi,
                           pl->g[k].lo, (long long)pl->g[k].P, (long long)pl->g[k].S, pl->g[k].nb);
-  kb_log(KB_LOG_DEBUG, "cpu plan (%s): %s %s, %d threads%s%s, cost per row %.3g (slices) %.3g (rows),%s",
+  kb_log(KB_LOG_DEBUG, "cpu plan (%s): %s %s, %d threads%s%s%s, cost per row %.3g (slices) %.3g (rows),%s",
          why, pl->kt->name, pl->strategy == KB_CPU_PER_ROW ? "per-row" : "passes", pl->nthreads,
          pl->strategy == KB_CPU_PER_ROW ? (pl->split_rows ? " on rows" : " on tiles") : "",
-         pl->pf_next_row ? ", next row read ahead" : "", cr, cp, buf);
+         pl->inplace ? ", digits in place" : "", pl->pf_next_row ? ", next row read ahead" : "", cr, cp,
+         buf);
 }
 
 /* The workspace layout of a plan whose strategy, groups, threads and
@@ -541,6 +607,7 @@ void kb_cpu_plan_opts_default(kb_cpu_plan_opts_t *o, int nthreads)
   memset(o, 0, sizeof *o);
   o->strategy = -1;
   o->split_rows = -1;
+  o->inplace = -1;
   o->nthreads = nthreads;
 }
 
@@ -550,10 +617,10 @@ kronblasStatus_t kb_cpu_plan_with(const kb_problem_t *pb, const kb_cpu_opt_t *kt
   const size_t esz = kb_type_size(pb->type);
   const int vl = kt->vl, m1 = pb->m == 1;
   const int rows_layout = pb->x_contig_k || m1;
-  kb_cpu_groups_t gr, gp, gt;
+  kb_cpu_groups_t gr, gp, gt, gi;
   kb_cpu_model_t M;
   kb_problem_t norm;
-  int use_rows = 0, nbr;
+  int use_rows = 0, nbr, inplace = 0;
   double cr = 1e300, cp = 1e300;
   int64_t smax, xld, yld;
 
@@ -597,8 +664,23 @@ kronblasStatus_t kb_cpu_plan_with(const kb_problem_t *pb, const kb_cpu_opt_t *kt
     M.lanes_rows = 0;
     M.x_kk_unit = pb->xs_k == 1;
     M.y_lane_unit = pb->ys_l == 1;
-    if (kb_cpu_groups(&M, &gr) == 0)
-      cr = gr.cost;
+    const int ip_ok = o->inplace != 0 && kb_cpu_inplace_ok(pb, kt);
+    /* digits in place: no transposes, lanes contiguous after the first
+     * group; where asked for, taken whenever it has a plan */
+    if (ip_ok) {
+      M.inplace = 1;
+      if (kb_cpu_groups(&M, &gi) == 0) {
+        cr = gi.cost;
+        gr = gi;
+        inplace = 1;
+      }
+      M.inplace = 0;
+    }
+    if ((o->inplace != 1 || !inplace) && kb_cpu_groups(&M, &gt) == 0 && (!inplace || gt.cost <= cr)) {
+      cr = gt.cost;
+      gr = gt;
+      inplace = 0;
+    }
   }
   /* rows as lanes, one pass per group (PASSES) */
   if ((!(rows_layout && m1) && o->strategy != KB_CPU_PER_ROW) || o->strategy == KB_CPU_PASSES) {
@@ -649,6 +731,7 @@ kronblasStatus_t kb_cpu_plan_with(const kb_problem_t *pb, const kb_cpu_opt_t *kt
   else
     pl->split_rows = pl->nthreads == 1 || pb->m >= 4 * pl->nthreads || pb->m % pl->nthreads == 0;
   pl->no_read_ahead = o->no_read_ahead != 0;
+  pl->inplace = use_rows && inplace;
   kb_cpu_plan_layout(pb, esz, pl);
   kb_cpu_plan_log(pl, "model", cr, cp);
   return KRONBLAS_STATUS_SUCCESS;
@@ -661,6 +744,7 @@ kronblasStatus_t kb_cpu_plan(const kb_problem_t *pb, const kb_cpu_opt_t *kt, int
   kb_cpu_plan_opts_default(&o, nthreads);
   o.max_fuse = kb_cpu_test_max_fuse;
   o.strategy = kb_cpu_test_strategy;
+  o.inplace = kb_cpu_test_inplace;
   return kb_cpu_plan_with(pb, kt, &o, pl);
 }
 
@@ -686,6 +770,8 @@ kronblasStatus_t kb_cpu_plan_explicit(const kb_problem_t *pb, const kb_cpu_opt_t
       (sp->split_rows != 0 && sp->split_rows != 1) ||
       (sp->strategy == KB_CPU_PASSES && sp->split_rows != 0) ||
       (sp->no_read_ahead != 0 && sp->no_read_ahead != 1) ||
+      (sp->inplace != 0 && sp->inplace != 1) ||
+      (sp->inplace && (sp->strategy != KB_CPU_PER_ROW || !kb_cpu_inplace_ok(pb, kt))) ||
       sp->nthreads < 1 || sp->nthreads > KB_CPU_SPEC_MAX_THREADS ||
       sp->ngroups < 1 || sp->ngroups > n)
     return KRONBLAS_STATUS_INVALID_VALUE;
@@ -718,6 +804,7 @@ kronblasStatus_t kb_cpu_plan_explicit(const kb_problem_t *pb, const kb_cpu_opt_t
   pl->nthreads = sp->nthreads;
   pl->ngroups = sp->ngroups;
   pl->no_read_ahead = sp->no_read_ahead;
+  pl->inplace = sp->inplace;
   kb_cpu_plan_layout(pb, esz, pl);
   kb_cpu_plan_log(pl, "explicit", 0, 0);
   return KRONBLAS_STATUS_SUCCESS;
@@ -732,9 +819,18 @@ void kb_cpu_plan_spec_of(const kb_cpu_plan_t *pl, kb_cpu_plan_spec_t *sp)
   sp->nthreads = pl->nthreads;
   sp->ngroups = pl->ngroups;
   sp->no_read_ahead = pl->no_read_ahead;
+  sp->inplace = pl->inplace;
   for (k = 0; k < pl->ngroups; k++) {
     sp->hi[k] = pl->g[k].hi;
     sp->lo[k] = pl->g[k].lo;
     sp->nb[k] = pl->g[k].nb;
   }
+}
+
+int kb_cpu_inplace_ok(const kb_problem_t *pb, const kb_cpu_opt_t *kt)
+{
+  /* digit0 takes real types, rows of X and of Y contiguous (a plan's
+   * leading dimensions do not matter), and whole vectors of outputs */
+  return kt != NULL && kt->digit0 != NULL && kt->pack_t != NULL && pb->nfactors >= 1 &&
+         pb->x_contig_k && pb->y_contig_l && pb->q[pb->nfactors - 1] % kt->vl == 0;
 }

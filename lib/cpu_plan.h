@@ -48,6 +48,13 @@ typedef struct {
                            * into L2 while the current one computes (where it
                            * fits beside the row buffers and tiles) */
   int no_read_ahead;      /* 1: pf_next_row off although it would fit */
+  /* PER_ROW with X and Y contiguous along K/L, real types: digits stay in
+   * place.  Group 0 is the fastest factor alone, applied by kt->digit0 to
+   * the row as an S x p matrix (no transposes); the vector it leaves has
+   * that digit last, so every later group reads lanes contiguous in memory
+   * (lanes = the inner digits already done, n_o = the outer ones) and
+   * writes them the same way.  0: the usual rotating layout. */
+  int inplace;
   double cost;            /* the model's cost per row (0 for an explicit plan) */
 } kb_cpu_plan_t;
 
@@ -71,6 +78,7 @@ typedef struct {
   int split_rows;         /* PER_ROW: 1 threads take rows, 0 share tiles; -1: the model's */
   int nthreads;           /* threads the plan runs on */
   int no_read_ahead;      /* 1: no read-ahead of the next row (pf_next_row) */
+  int inplace;            /* 1: digits in place (where the problem allows), 0: not; -1: the model's */
 } kb_cpu_plan_opts_t;
 
 void kb_cpu_plan_opts_default(kb_cpu_plan_opts_t *o, int nthreads);
@@ -84,6 +92,7 @@ typedef struct {
   int strategy, split_rows, nthreads, ngroups;
   int hi[KB_CPU_PLAN_MAXF], lo[KB_CPU_PLAN_MAXF], nb[KB_CPU_PLAN_MAXF];
   int no_read_ahead;      /* 0: the layout's rule (pf_next_row), 1: off */
+  int inplace;            /* kb_cpu_plan_t.inplace */
 } kb_cpu_plan_spec_t;
 
 /* The plan of spec for pb: INVALID_VALUE unless the groups cover the chain
@@ -93,6 +102,8 @@ typedef struct {
 kronblasStatus_t kb_cpu_plan_explicit(const kb_problem_t *pb, const kb_cpu_opt_t *kt,
                                       const kb_cpu_plan_spec_t *sp, kb_cpu_plan_t *pl);
 void kb_cpu_plan_spec_of(const kb_cpu_plan_t *pl, kb_cpu_plan_spec_t *sp);
+/* Whether pb may run with digits in place on kt (kb_cpu_plan_t.inplace). */
+int kb_cpu_inplace_ok(const kb_problem_t *pb, const kb_cpu_opt_t *kt);
 
 /* ------------------------------------------------ measured tuning */
 
@@ -136,6 +147,11 @@ long kb_cpu_test_timed_count(void);
  * KB_CPU_PER_ROW where the problem allows (-1: the model's choice). */
 int kb_cpu_test_force_isa(const char *isa);
 void kb_cpu_test_force_plan(int max_fuse, int strategy);
+/* Digits in place (kb_cpu_plan_t.inplace): 1 wherever the problem allows,
+ * 0 never, -1 the model's choice; and how many batch entries of plans with
+ * digits in place this process has run (lib/cpu_backend.c). */
+void kb_cpu_test_force_inplace(int inplace);
+long kb_cpu_test_inplace_runs(void);
 /* Cache sizes in bytes the planner assumes from now on (plans of another
  * machine); any 0: this machine's again. */
 void kb_cpu_test_caches(size_t l1, size_t l2, size_t llc);

@@ -16,9 +16,10 @@
  *     "<type> <isa> x<k|m> y<l|m> m<rows> t<threads> <p>x<q>,<p>x<q>,..."
  * (X and Y contiguous along K/L or along m; factors in argument order), and
  * a plan is its choices (kb_cpu_plan_spec_t):
- *     "<passes|rows> split<0|1> t<threads> <hi>-<lo>:<nb>,...[ ra0]"
+ *     "<passes|rows> split<0|1> t<threads> <hi>-<lo>:<nb>,...[ ra0][ ip1]"
  * (" ra0": no read-ahead of the next row of X, where the plan would read
- * it; absent, as in files written before it existed: the layout's rule).
+ * it; absent, as in files written before it existed: the layout's rule;
+ * " ip1": digits in place, kb_cpu_plan_t.inplace; absent: not).
  * Both are parsed strictly and must read back as they were written. */
 #include "cpu_plan.h"
 #include "kb_wisdom.h"
@@ -91,6 +92,12 @@ static int kb_cpu_spec_format(const kb_cpu_plan_spec_t *sp, char *buf, size_t ca
     n = snprintf(buf + o, cap - o, " ra0");
     if (n < 0 || (size_t)n >= cap - o)
       return -1;
+    o += (size_t)n;
+  }
+  if (sp->inplace) {
+    n = snprintf(buf + o, cap - o, " ip1");
+    if (n < 0 || (size_t)n >= cap - o)
+      return -1;
   }
   return 0;
 }
@@ -99,7 +106,7 @@ static int kb_cpu_spec_equal(const kb_cpu_plan_spec_t *a, const kb_cpu_plan_spec
 {
   int k;
   if (a->strategy != b->strategy || a->split_rows != b->split_rows || a->nthreads != b->nthreads ||
-      a->ngroups != b->ngroups || a->no_read_ahead != b->no_read_ahead)
+      a->ngroups != b->ngroups || a->no_read_ahead != b->no_read_ahead || a->inplace != b->inplace)
     return 0;
   for (k = 0; k < a->ngroups; k++)
     if (a->hi[k] != b->hi[k] || a->lo[k] != b->lo[k] || a->nb[k] != b->nb[k])
@@ -247,6 +254,13 @@ static int kb_cpu_candidates(struct kronblasContext *h, const kb_problem_t *pb, 
     kb_cpu_plan_opts_default(&o[no], nthreads);
     o[no].strategy = m->strategy;
     o[no++].no_read_ahead = 1;
+  }
+  /* the other layout of digits (in place, or rotating with transposes):
+   * the model prices transposes and digit0 from rough constants */
+  if (m->strategy == KB_CPU_PER_ROW && kb_cpu_inplace_ok(pb, kt)) {
+    kb_cpu_plan_opts_default(&o[no], nthreads);
+    o[no].strategy = KB_CPU_PER_ROW;
+    o[no++].inplace = !m->inplace;
   }
   /* shallower fusion */
   for (f = maxg - 1; f >= 1 && f >= maxg - 3; f--) {
@@ -577,8 +591,12 @@ static int kb_cpu_spec_parse(const char *plan, kb_cpu_plan_spec_t *sp)
     sp->ngroups++;
     if (*c == '\0')
       return 0;
-    if (!kb_cpu_lit(&c, " ra0")) {
-      sp->no_read_ahead = 1;
+    if (*c == ' ') {
+      /* suffixes, each at most once, in this order */
+      if (!kb_cpu_lit(&c, " ra0"))
+        sp->no_read_ahead = 1;
+      if (!kb_cpu_lit(&c, " ip1"))
+        sp->inplace = 1;
       return *c == '\0' ? 0 : -1;
     }
     if (kb_cpu_lit(&c, ","))

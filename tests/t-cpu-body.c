@@ -39,6 +39,7 @@ typedef struct {
   int64_t m, n, p[KB_T_MAXF], q[KB_T_MAXF], K, L;
   int64_t batch;
   int fuse, strategy, nthreads;
+  int inplace;             /* 0: the model's, 1: digits in place forced, 2: forbidden */
   int alpha_one, beta_zero;
   int64_t pad;             /* extra rows of every leading dimension */
 } kb_t_prob_t;
@@ -276,6 +277,7 @@ static void kb_t_one(kronblasHandle_t h, kb_t_prob_t *P, uint64_t seed, int use_
   char why[700];
   kb_t_dims(P);
   kb_cpu_test_force_plan(P->fuse, P->strategy);
+  kb_cpu_test_force_inplace(P->inplace == 1 ? 1 : P->inplace == 2 ? 0 : -1);
   kronblasSetNumThreads(h, P->nthreads);
   (*nrun)++;
   if (kb_t_run(h, P, seed, use_oracle, NULL, NULL, why, sizeof why) != 0) {
@@ -284,6 +286,7 @@ static void kb_t_one(kronblasHandle_t h, kb_t_prob_t *P, uint64_t seed, int use_
     (*nbad)++;
   }
   kb_cpu_test_force_plan(0, -1);
+  kb_cpu_test_force_inplace(-1);
 }
 
 typedef struct {
@@ -336,7 +339,7 @@ int main(void)
   if (kb_cpu_test_force_isa(KB_TEST_ISA) != 0)
     tap_skip_all("this CPU or build has no %s kernels", KB_TEST_ISA);
   kb_rng_seed(&r, seed);
-  tap_plan(1 + 4 * 4 + 2);
+  tap_plan(1 + 4 * 4 + 2 + 2);
   tap_ok(kronblasCreateWithBackend(&h, KRONBLAS_BACKEND_CPU) == KRONBLAS_STATUS_SUCCESS, "CPU handle");
 
   t0 = kb_t_now();
@@ -467,6 +470,63 @@ int main(void)
   }
 
   tap_diag("random shapes: %.2f s", kb_t_now() - t0);
+  t0 = kb_t_now();
+  /* 3b. digits in place (real types, X and Y contiguous along K and L, the
+   * fastest factor's q a multiple of the vector length): the fastest
+   * digits through digit0 alone or fused with up to three more, the rest
+   * as lanes = inner digits, rows or tiles shared by the threads */
+  for (ti = 0; ti < 2; ti++) {
+    const kronblasDataType_t type = kb_t_types[ti];
+    const kb_cpu_opt_t *kt = kb_cpu_kernels_for(type);
+    const long runs0 = kb_cpu_test_inplace_runs();
+    int nbad = 0, nrun = 0, c;
+    long runs;
+    first[0] = '\0';
+    for (c = 0; c < 24 && kt != NULL; c++) {
+      kb_t_prob_t P;
+      int64_t i, KL = 1;
+      memset(&P, 0, sizeof P);
+      P.type = type;
+      P.side = KRONBLAS_SIDE_LEFT;
+      P.tX = KRONBLAS_OP_N;
+      P.tF = (int)kb_rng_range(&r, 0, 2);
+      P.m = kb_rng_range(&r, 0, 3) == 0 ? 1 : kb_rng_range(&r, 2, 20);
+      P.n = kb_rng_range(&r, 1, 4);
+      for (i = P.n - 1; i >= 0; i--) {
+        if (i == P.n - 1) {
+          P.p[i] = kb_rng_range(&r, 0, 2) == 0 ? kb_rng_range(&r, 30, 40) : kb_rng_range(&r, 1, 9);
+          P.q[i] = kt->vl * kb_rng_range(&r, 1, 4);
+        } else {
+          P.p[i] = kb_rng_range(&r, 1, 9);
+          P.q[i] = kb_rng_range(&r, 0, 2) == 0 ? kt->vl * kb_rng_range(&r, 1, 2) : kb_rng_range(&r, 1, 9);
+          if (KL * P.p[i] * P.q[i] > (1 << 17)) {
+            P.p[i] = kb_rng_range(&r, 1, 3);
+            P.q[i] = kb_rng_range(&r, 1, 3);
+          }
+        }
+        KL *= P.p[i] * P.q[i];
+      }
+      P.batch = kb_rng_range(&r, 1, 2);
+      while (P.m > 1 && P.m * KL * P.batch * P.n > (1 << 19))
+        P.m = (P.m + 1) / 2;
+      P.fuse = (int)kb_rng_range(&r, 0, 4);
+      P.strategy = KB_CPU_PER_ROW;
+      P.inplace = 1;
+      P.nthreads = (int)kb_rng_range(&r, 1, 3);
+      P.alpha_one = (int)kb_rng_range(&r, 0, 1);
+      P.beta_zero = (int)kb_rng_range(&r, 0, 1);
+      P.pad = kb_rng_range(&r, 0, 1) * kb_rng_range(&r, 1, 17);
+      kb_t_one(h, &P, kb_rng_next(&r), 1, &nbad, &nrun, first, sizeof first);
+    }
+    runs = kb_cpu_test_inplace_runs() - runs0;
+    if (kt == NULL)
+      tap_ok(nbad == 0 && runs == 0, "%s: no digits in place without optimised kernels", kb_oracle_type_name(type));
+    else
+      tap_ok(nbad == 0 && runs >= nrun, "%s: digits in place (digit0 alone and fused, lanes = inner digits, "
+             "1-3 threads) against the explicit product: %d of %d wrong%s%s; %ld entries ran in place",
+             kb_oracle_type_name(type), nbad, nrun, nbad ? ": " : "", first, runs);
+  }
+  tap_diag("digits in place: %.2f s", kb_t_now() - t0);
   t0 = kb_t_now();
   /* 4. 1, 2 and 3 threads give the same values (within the rounding bound
    * of the oracle, which each also meets) */

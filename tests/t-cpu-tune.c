@@ -76,7 +76,7 @@ int main(void)
   if (kb_cpu_kernels_for(KRONBLAS_R_32F) == NULL)
     tap_skip_all("the fast CPU path is off (KRONBLAS_CPU_ISA=ref): nothing is tuned");
   kb_rng_seed(&r, seed);
-  tap_plan(1 + 4 + 4 + 6 + 1);
+  tap_plan(1 + 4 + 4 + 6 + 1 + 1);
   tap_ok(kronblasCreateWithBackend(&h, KRONBLAS_BACKEND_CPU) == KRONBLAS_STATUS_SUCCESS &&
          kronblasSetTuningMode(h, KRONBLAS_TUNING_MEASURE) == KRONBLAS_STATUS_SUCCESS,
          "CPU handle in MEASURE mode");
@@ -229,6 +229,43 @@ int main(void)
              nbad ? ": " : "", first);
     }
 
+    /* a hand-written plan with digits in place (" ip1"): the two fastest
+     * factors in digit0's chunks, the slowest with lanes = 64 * 6 inner
+     * outputs; used without timing, right, and run in place */
+    {
+      kb_t_prob_t P;
+      int nbad = 0, nrun = 0;
+      const long runs0 = kb_cpu_test_inplace_runs();
+      char ikey[128], iplan[128];
+      static const int64_t pp[3] = { 5, 9, 33 }, qq[3] = { 7, 6, 64 };
+      memset(&P, 0, sizeof P);
+      P.type = KRONBLAS_R_32F;
+      P.side = KRONBLAS_SIDE_LEFT;
+      P.m = 3;
+      P.n = 3;
+      for (i = 0; i < P.n; i++) {
+        P.p[i] = pp[i];
+        P.q[i] = qq[i];
+      }
+      P.batch = 1;
+      P.strategy = -1;
+      P.nthreads = 1;
+      P.alpha_one = 0;
+      P.beta_zero = 0;
+      snprintf(ikey, sizeof ikey, "s %s xk yl m3 t1 5x7,9x6,33x64", vl_isa);
+      snprintf(iplan, sizeof iplan, "rows split1 t1 2-1:%d,0-0:%d ip1", vl, vl);
+      ok = ops->wisdom_add(h, ikey, iplan) == KRONBLAS_STATUS_SUCCESS;
+      timed0 = kb_cpu_test_timed_count();
+      first[0] = '\0';
+      kb_t_dims(&P);
+      kronblasSetNumThreads(h, 1);
+      if (ok)
+        kb_t_one(h, &P, kb_rng_next(&r), 1, &nbad, &nrun, first, sizeof first);
+      tap_ok(ok && nbad == 0 && kb_cpu_test_timed_count() == timed0 && kb_cpu_test_inplace_runs() == runs0 + 1,
+             "a hand-written plan with digits in place (ip1) is used without timing, runs in place and is "
+             "right%s%s", nbad ? ": " : "", first);
+    }
+
     /* malformed and hostile entries: INVALID_VALUE, handle unchanged */
     {
       char big[400];
@@ -267,6 +304,14 @@ int main(void)
         { "s ISA xk yl m3 t1 65536x65536,65536x65536,65536x65536", "passes split0 t1 2-0:V" },
         { "s ISA xk yl m1 t1 128x128,128x128,128x128", "passes split0 t1 2-0:W" }, /* 2 x 64 MiB+ tiles */
         { big, "rows split1 t1 29-0:V" },                                 /* 30 factors in one group */
+        { NULL, "rows split1 t1 4-0:V ip1" },                             /* q = 3: no digit0 */
+        { NULL, "rows split1 t1 4-0:V ip0" },
+        { NULL, "rows split1 t1 4-0:V ip1 ra0" },                         /* suffixes out of order */
+        { NULL, "rows split1 t1 4-0:V ip1 ip1" },
+        { "c ISA xk yl m3 t1 3x64", "rows split1 t1 0-0:V ip1" },         /* complex: no digit0 */
+        { "s ISA xk yl m3 t1 3x64", "passes split0 t1 0-0:V ip1" },       /* in place is PER_ROW */
+        { "s ISA xm yl m3 t1 3x64", "rows split1 t1 0-0:V ip1" },         /* X along m */
+        { "s ISA xk ym m3 t1 3x64", "rows split1 t1 0-0:V ip1" },         /* Y along m */
       };
       nhostile = (int)(sizeof hostile / sizeof hostile[0]);
       {
@@ -282,6 +327,8 @@ int main(void)
         const char *s;
         size_t o = 0;
         kronblasStatus_t st;
+        /* the empty entry builds nothing: strings, not what the stack held */
+        kbuf[0] = pbuf[0] = '\0';
         /* V: the ISA's vector width, W: 64 of them; ISA: the kernels' name */
         for (s = hostile[i][1]; *s && o + 16 < sizeof pbuf; s++)
           o += *s == 'V' ? (size_t)sprintf(pbuf + o, "%d", vl) : *s == 'W' ? (size_t)sprintf(pbuf + o, "%d", 64 * vl)

@@ -76,6 +76,16 @@ typedef struct {
    * (k-major, so a micro-tile broadcasts consecutive memory); p*q elements. */
   void (*pack)(const void *F, int64_t p, int64_t q, int64_t fs_l, int64_t fs_k, int conj, int nb,
                void *A);
+  /* Real types only (NULL for complex): digits kept in place.  digit0
+   * applies g (the group of the fastest digits) to chunks [c0, c1) of a
+   * contiguous row: chunk c is the P elements at in + c*in_o, its Q outputs
+   * go to out + c*out_o in the same digit order (l of the fastest factor
+   * contiguous), no transposes; the first factor is packed by pack_t as
+   * At[k*q + l] (q a multiple of vl), the others by pack with nb =
+   * min(4*vl, the product of q of the factors before it in the group);
+   * scratch as for group. */
+  void (*digit0)(const kb_cpu_group_t *g, int64_t c0, int64_t c1, void *scratch);
+  void (*pack_t)(const void *F, int64_t p, int64_t q, int64_t fs_l, int64_t fs_k, void *At);
 } kb_cpu_opt_t;
 
 /* Per ISA, indexed by kronblasDataType_t; NULL entries where the compiler
