@@ -224,6 +224,15 @@ static const double kb_eff_l2[5] = { 0.20, 0.20, 0.48, 0.48, 0.58 };
 #define KB_COST_COPY_STRIDED 12.0
 /* digit0 with several factors: calls and micro-tile choices per chunk */
 #define KB_COST_D0_CHUNK 200.0
+/* One 64-byte line of X read from DRAM instead of L3 by the first group of
+ * a row (PER_ROW, rows too long to be read ahead, X beyond the last-level
+ * cache): measured on 16_8x8^6 float, one thread, rotating layout, 300 us
+ * per 1 MiB row against 156 us from L3, so 144 us per 16384 lines, about
+ * 25 cycles each (one core reads 9-10 GB/s): the transposing tile routine
+ * reads 16 slices a slice apart and waits for them.  digit0 (digits in
+ * place) streams contiguous chunks and prefetches the next one, so it is
+ * charged only the part of that time its own work does not cover. */
+#define KB_COST_DRAM_LINE 49.0
 
 /* L2 efficiency of a group whose largest factor has pmax columns: the table
  * is for p <= 8; up to p = 16 the k loop of a micro-tile is long enough to
@@ -266,6 +275,7 @@ typedef struct {
   int max_fuse;            /* at most this many factors per group; 0: any */
   int force_nvt;           /* PER_ROW: vectors per tile (1, 2, 4); 0: the model's */
   int inplace;             /* PER_ROW with digits in place (kb_cpu_plan_t.inplace) */
+  int x_dram;              /* PER_ROW: the first group reads X from DRAM (KB_COST_DRAM_LINE) */
 } kb_cpu_model_t;
 
 static int64_t kb_ceil_div(int64_t a, int64_t b)
@@ -348,6 +358,11 @@ static double kb_cpu_group_cost(const kb_cpu_model_t *M, int hi, int lo, int64_t
                 (loc <= M->l1 ? kb_eff_l1[nv] : kb_eff_l2_p((int)nv, pb->p[i]));
       in *= pb->q[i];
     }
+    if (M->x_dram) {
+      const double dram = (double)Kin * (double)M->esz / 64.0 * KB_COST_DRAM_LINE;
+      if (dram > best)
+        best = dram;
+    }
     if (!last && !M->rowbuf_in_l2)
       best += (double)len / vl *
               (M->rowbuf_near_l2 ? KB_COST_PASS_L2X2 * (loc <= M->l1 ? 1 : 2) : KB_COST_PASS);
@@ -418,6 +433,8 @@ static double kb_cpu_group_cost(const kb_cpu_model_t *M, int hi, int lo, int64_t
              (double)(kb_ceil_div(P, M->cl) * M->cl) / (double)P;
       if (last && !M->y_lane_unit)
         c += (double)len / vl * KB_COST_SCALAR;
+      if (first && M->x_dram)
+        c += (double)Kin * (double)M->esz / 64.0 * KB_COST_DRAM_LINE;
       if (!last && !M->rowbuf_in_l2)
         c += (double)len / vl *
              (M->rowbuf_near_l2 ? KB_COST_PASS_L2X2 * (tile <= M->l1 ? 1 : 2) : KB_COST_PASS);
@@ -658,6 +675,10 @@ kronblasStatus_t kb_cpu_plan_with(const kb_problem_t *pb, const kb_cpu_opt_t *kt
                          kb_cpu_llc / 2;
   M.max_fuse = o->max_fuse > 0 ? o->max_fuse : 0;
   M.force_nvt = o->nvt;
+  /* X read from DRAM by each row's first group: X does not stay in the
+   * last-level cache between calls (the y_stream rule) and a row is too
+   * long to be read ahead into L2 (pf_next_row) */
+  M.x_dram = (size_t)pb->m * (size_t)pb->K * esz > kb_cpu_llc / 2 && (size_t)pb->K * esz > kb_cpu_l2 / 2;
 
   /* slices as lanes, every row through all groups (PER_ROW) */
   if ((rows_layout && o->strategy != KB_CPU_PASSES) || o->strategy == KB_CPU_PER_ROW) {
