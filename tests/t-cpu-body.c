@@ -317,6 +317,34 @@ static int64_t kb_t_issue_factors(const kb_t_shape_t *S, kronblasDataType_t type
   return n;
 }
 
+/* A random odd problem of type: side, transposes, m in 1..70, 1..4
+ * factors with p, q in 1..13 (and 52 now and then with with52), batches of
+ * 1..3, m cut until the explicit product (m K L n per entry) stays cheap.
+ * The caller sets the rest (fusion, strategy, threads, scalars, padding). */
+static void kb_t_random_shape(kb_rng_t *r, kronblasDataType_t type, int with52, kb_t_prob_t *P)
+{
+  int64_t i, KL = 1;
+  memset(P, 0, sizeof *P);
+  P->type = type;
+  P->side = (int)kb_rng_range(r, 0, 1);
+  P->tX = (int)kb_rng_range(r, 0, 2);
+  P->tF = (int)kb_rng_range(r, 0, 2);
+  P->m = kb_rng_range(r, 0, 3) == 0 ? 1 : kb_rng_range(r, 2, 70);
+  P->n = kb_rng_range(r, 1, 4);
+  for (i = 0; i < P->n; i++) {
+    P->p[i] = with52 && kb_rng_range(r, 0, 9) == 0 ? 52 : kb_rng_range(r, 1, 13);
+    P->q[i] = with52 && kb_rng_range(r, 0, 9) == 0 ? 52 : kb_rng_range(r, 1, 13);
+    if (KL * P->p[i] * P->q[i] > (1 << 16)) {
+      P->p[i] = kb_rng_range(r, 1, 3);
+      P->q[i] = kb_rng_range(r, 1, 3);
+    }
+    KL *= P->p[i] * P->q[i];
+  }
+  P->batch = kb_rng_range(r, 1, 3);
+  while (P->m > 1 && P->m * KL * P->batch * P->n > (1 << 19))
+    P->m = (P->m + 1) / 2;
+}
+
 static double kb_t_now(void)
 {
   struct timespec t;
@@ -435,27 +463,7 @@ int main(void)
     first[0] = '\0';
     for (c = 0; c < 30; c++) {
       kb_t_prob_t P;
-      int64_t i, KL = 1;
-      memset(&P, 0, sizeof P);
-      P.type = type;
-      P.side = (int)kb_rng_range(&r, 0, 1);
-      P.tX = (int)kb_rng_range(&r, 0, 2);
-      P.tF = (int)kb_rng_range(&r, 0, 2);
-      P.m = kb_rng_range(&r, 0, 3) == 0 ? 1 : kb_rng_range(&r, 2, 70);
-      P.n = kb_rng_range(&r, 1, 4);
-      for (i = 0; i < P.n; i++) {
-        P.p[i] = kb_rng_range(&r, 0, 9) == 0 ? 52 : kb_rng_range(&r, 1, 13);
-        P.q[i] = kb_rng_range(&r, 0, 9) == 0 ? 52 : kb_rng_range(&r, 1, 13);
-        if (KL * P.p[i] * P.q[i] > (1 << 16)) {
-          P.p[i] = kb_rng_range(&r, 1, 3);
-          P.q[i] = kb_rng_range(&r, 1, 3);
-        }
-        KL *= P.p[i] * P.q[i];
-      }
-      P.batch = kb_rng_range(&r, 1, 3);
-      /* the explicit product costs m K L n per entry */
-      while (P.m > 1 && P.m * KL * P.batch * P.n > (1 << 19))
-        P.m = (P.m + 1) / 2;
+      kb_t_random_shape(&r, type, 1, &P);
       P.fuse = kb_rng_range(&r, 0, 1) ? 0 : (int)kb_rng_range(&r, 1, 3);
       P.strategy = (int)kb_rng_range(&r, -1, 1);
       P.nthreads = (int)kb_rng_range(&r, 1, 3);

@@ -124,26 +124,7 @@ int main(void)
     first[0] = '\0';
     for (c = 0; c < 16; c++) {
       kb_t_prob_t P;
-      int64_t i, KL = 1;
-      memset(&P, 0, sizeof P);
-      P.type = type;
-      P.side = (int)kb_rng_range(&r, 0, 1);
-      P.tX = (int)kb_rng_range(&r, 0, 2);
-      P.tF = (int)kb_rng_range(&r, 0, 2);
-      P.m = kb_rng_range(&r, 0, 3) == 0 ? 1 : kb_rng_range(&r, 2, 70);
-      P.n = kb_rng_range(&r, 1, 4);
-      for (i = 0; i < P.n; i++) {
-        P.p[i] = kb_rng_range(&r, 1, 13);
-        P.q[i] = kb_rng_range(&r, 1, 13);
-        if (KL * P.p[i] * P.q[i] > (1 << 16)) {
-          P.p[i] = kb_rng_range(&r, 1, 3);
-          P.q[i] = kb_rng_range(&r, 1, 3);
-        }
-        KL *= P.p[i] * P.q[i];
-      }
-      P.batch = kb_rng_range(&r, 1, 3);
-      while (P.m > 1 && P.m * KL * P.batch * P.n > (1 << 19))
-        P.m = (P.m + 1) / 2;
+      kb_t_random_shape(&r, type, 0, &P);
       P.strategy = -1;
       P.nthreads = (int)kb_rng_range(&r, 1, 3);
       P.alpha_one = (int)kb_rng_range(&r, 0, 1);
