@@ -316,24 +316,19 @@ static double kb_cpu_group_cost(const kb_cpu_model_t *M, int hi, int lo, int64_t
 {
   const kb_problem_t *pb = M->pb;
   const int vl = M->vl, first = hi == pb->nfactors - 1, last = lo == 0;
-  int64_t P = 1, Q = 1, mx, len, i, S, pmax = 0, qmin = -1, inner = 1;
+  int64_t P, mx, len, i, S, pmax = 0, qmin = -1, inner = 1;
   double flops = 0, best = 1e300;
   int nvt;
 
-  for (i = hi; i >= lo; i--) {
-    P *= pb->p[i];
-    Q *= pb->q[i];
-  }
-  /* longest local vector: the input, then each sub-step's output */
-  mx = P;
+  kb_cpu_gplan_geom(pb, hi, lo, Kin, g);
+  P = g->P;
+  S = g->S;
+  mx = g->tile_elems;
   len = Kin;
   for (i = hi; i >= lo; i--) {
     len = len / pb->p[i] * pb->q[i];
     flops += (double)len * (double)pb->p[i];
-    if (len / (Kin / P) > mx)
-      mx = len / (Kin / P);
   }
-  S = Kin / P;
   /* digits in place: the digits done before this group (their outputs)
    * are the lanes, contiguous; the group of the fastest digit is digit0 */
   for (i = hi + 1; i < pb->nfactors; i++)
@@ -448,13 +443,6 @@ static double kb_cpu_group_cost(const kb_cpu_model_t *M, int hi, int lo, int64_t
       g->nb = nb;
     }
   }
-  g->hi = hi;
-  g->lo = lo;
-  g->Kin = Kin;
-  g->P = P;
-  g->Q = Q;
-  g->S = S;
-  g->tile_elems = mx;
   return best;
 }
 
