@@ -345,6 +345,31 @@ static void kb_t_random_shape(kb_rng_t *r, kronblasDataType_t type, int with52, 
     P->m = (P->m + 1) / 2;
 }
 
+/* Issue shape S with n factors on one side, random transposes, one of
+ * 1..max_threads threads, alpha = 1, beta = 0, sometimes padded. */
+static void kb_t_issue_prob(kb_rng_t *r, const kb_t_shape_t *S, kronblasDataType_t type, int64_t n, int side,
+                            int max_threads, kb_t_prob_t *P)
+{
+  int64_t i;
+  memset(P, 0, sizeof *P);
+  P->type = type;
+  P->side = side;
+  P->tX = (int)kb_rng_range(r, 0, 2);
+  P->tF = (int)kb_rng_range(r, 0, 2);
+  P->m = S->m;
+  P->n = n;
+  for (i = 0; i < n; i++) {
+    P->p[i] = S->p;
+    P->q[i] = S->q;
+  }
+  P->batch = 1;
+  P->strategy = -1;
+  P->nthreads = (int)kb_rng_range(r, 1, max_threads);
+  P->alpha_one = 1;
+  P->beta_zero = 1;
+  P->pad = kb_rng_range(r, 0, 1) * kb_rng_range(r, 1, 5);
+}
+
 static double kb_t_now(void)
 {
   struct timespec t;
@@ -380,27 +405,11 @@ int main(void)
     for (si = 0; si < sizeof kb_t_issue / sizeof kb_t_issue[0]; si++) {
       const kb_t_shape_t *S = &kb_t_issue[si];
       kb_t_prob_t P;
-      int64_t K, n = kb_t_issue_factors(S, type, &K), i;
+      int64_t K, n = kb_t_issue_factors(S, type, &K);
       /* one side per shape and type: every side meets every shape over
        * the four types */
       for (k = 0; k < (K < 4096 ? 2 : 1); k++) {
-        memset(&P, 0, sizeof P);
-        P.type = type;
-        P.side = K < 4096 ? k : (int)((si + (size_t)ti) % 2);
-        P.tX = (int)kb_rng_range(&r, 0, 2);
-        P.tF = (int)kb_rng_range(&r, 0, 2);
-        P.m = S->m;
-        P.n = n;
-        for (i = 0; i < n; i++) {
-          P.p[i] = S->p;
-          P.q[i] = S->q;
-        }
-        P.batch = 1;
-        P.strategy = -1;
-        P.nthreads = (int)kb_rng_range(&r, 1, 3);
-        P.alpha_one = 1;
-        P.beta_zero = 1;
-        P.pad = kb_rng_range(&r, 0, 1) * kb_rng_range(&r, 1, 5);
+        kb_t_issue_prob(&r, S, type, n, K < 4096 ? k : (int)((si + (size_t)ti) % 2), 3, &P);
         kb_t_one(h, &P, kb_rng_next(&r), 0, &nbad, &nrun, first, sizeof first);
       }
     }

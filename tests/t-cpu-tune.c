@@ -91,24 +91,8 @@ int main(void)
     for (si = 0; si < sizeof kb_t_issue / sizeof kb_t_issue[0]; si++) {
       const kb_t_shape_t *S = &kb_t_issue[si];
       kb_t_prob_t P;
-      int64_t K, n = kb_t_issue_factors(S, type, &K), i;
-      memset(&P, 0, sizeof P);
-      P.type = type;
-      P.side = (int)((si + (size_t)ti) % 2);
-      P.tX = (int)kb_rng_range(&r, 0, 2);
-      P.tF = (int)kb_rng_range(&r, 0, 2);
-      P.m = S->m;
-      P.n = n;
-      for (i = 0; i < n; i++) {
-        P.p[i] = S->p;
-        P.q[i] = S->q;
-      }
-      P.batch = 1;
-      P.strategy = -1;
-      P.nthreads = (int)kb_rng_range(&r, 1, 2);
-      P.alpha_one = 1;
-      P.beta_zero = 1;
-      P.pad = kb_rng_range(&r, 0, 1) * kb_rng_range(&r, 1, 5);
+      int64_t K, n = kb_t_issue_factors(S, type, &K);
+      kb_t_issue_prob(&r, S, type, n, (int)((si + (size_t)ti) % 2), 2, &P);
       kb_t_tuned(h, &P, kb_rng_next(&r), 0, &nbad, &nrun, first, sizeof first);
     }
     tap_ok(nbad == 0, "%s: the issue's shapes at reduced m, measured plans, first and second call: %d of %d "
