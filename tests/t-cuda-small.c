@@ -12,101 +12,7 @@
  * (its plans read from a debug log).  SKIPs
  * without a CUDA device. */
 #include "t-cuda-util.c"
-#include "kb_testwisdom.h"
-
-static char ts_dir[64], ts_header[8192], ts_log[96];
-
-/* A wisdom file of one record for the handle's identity (ts_header). */
-static void ts_write_wisdom(const char *path, const char *key, const char *plan)
-{
-  char buf[16384];
-  int nb = snprintf(buf, sizeof buf, "%srecords 1\nchecksum fnv1a64 0000000000000000\n%s\t%s\n", ts_header,
-                    key, plan);
-  if (nb < 0 || (size_t)nb >= sizeof buf)
-    return;
-  tw_resign(buf);
-  tw_write(path, buf, (size_t)nb);
-}
-
-/* What the log file gained since it was from bytes long. */
-static char *ts_log_since(long from)
-{
-  size_t n;
-  char *b = tw_read(ts_log, &n), *r;
-  if (b == NULL || from < 0 || (size_t)from > n) {
-    free(b);
-    return NULL;
-  }
-  r = strdup(b + from);
-  free(b);
-  return r;
-}
-
-static long ts_size(const char *path)
-{
-  size_t n;
-  char *b = tw_read(path, &n);
-  free(b);
-  return b != NULL ? (long)n : 0;
-}
-
-/* The CUDA backend's key for a case (lib/cuda_tune.c). */
-static void ts_key(const tc_case_t *c, char *key, size_t size)
-{
-  int xk = (c->side == KRONBLAS_SIDE_LEFT) == (c->transX == KRONBLAS_OP_N);
-  size_t o = (size_t)snprintf(key, size, "t%d xk%d yl%d dp%d pol%d m%lld ", (int)c->type, xk,
-                              c->side == KRONBLAS_SIDE_LEFT, c->dev_ptr, c->policy, (long long)c->m);
-  int64_t i;
-  for (i = 0; i < c->n && o < size; i++)
-    o += (size_t)snprintf(key + o, size - o, "%s%lldx%lld", i ? "," : "", (long long)c->p[i],
-                          (long long)c->q[i]);
-}
-
-/* The plans the handle holds now, as an exported file's text. */
-static char *ts_export(void)
-{
-  char path[128];
-  snprintf(path, sizeof path, "%s/out.wisdom", ts_dir);
-  unlink(path);
-  if (kronblasExportWisdom(tc_gpu, path) != KRONBLAS_STATUS_SUCCESS)
-    return NULL;
-  return tw_read(path, NULL);
-}
-
-/* Imports plan for the case's key on a handle without other plans; 1 if the
- * handle then holds it. */
-static int ts_import(const char *key, const char *plan)
-{
-  char path[128], *b;
-  int ok;
-  snprintf(path, sizeof path, "%s/in.wisdom", ts_dir);
-  kronblasForgetWisdom(tc_gpu);
-  ts_write_wisdom(path, key, plan);
-  if (kronblasImportWisdom(tc_gpu, path) != KRONBLAS_STATUS_SUCCESS)
-    return 0;
-  b = ts_export();
-  ok = b != NULL && strstr(b, "\nrecords 1\n") != NULL && strstr(b, plan) != NULL;
-  free(b);
-  unlink(path);
-  return ok;
-}
-
-/* Runs c with plan forced: two TAP lines. */
-static void ts_forced(tc_case_t *c, const char *plan)
-{
-  char key[1024], *b;
-  int imported;
-  tc_case_finish(c);
-  ts_key(c, key, sizeof key);
-  imported = ts_import(key, plan);
-  c->tune = 1;
-  tc_run(c);
-  b = ts_export();
-  tap_ok(imported && b != NULL && strstr(b, "\nrecords 1\n") != NULL && strstr(b, plan) != NULL,
-         "  ... ran the imported plan '%s' (key '%s')", plan, key);
-  free(b);
-  kronblasForgetWisdom(tc_gpu);
-}
+#include "t-cuda-force.c"
 
 static void ts_case(tc_case_t *c, kronblasDataType_t t, int side, int tX, int tF, int64_t m, int64_t n,
                     const int64_t *p, const int64_t *q)
@@ -292,42 +198,11 @@ static void model_choice(void)
 
 int main(void)
 {
-  char path[128], *b, *r;
-  int n = 0;
-  /* Line-buffered: a crash still shows the last case run. */
-  setvbuf(stdout, NULL, _IOLBF, 0);
-  if (cudaGetDeviceCount(&n) != cudaSuccess || n < 1) {
-    (void)cudaGetLastError();
-    tap_skip_all("no CUDA device");
-  }
-  strcpy(ts_dir, "t-cuda-small.XXXXXX");
-  if (mkdtemp(ts_dir) == NULL)
-    return 1;
-  /* The plans of model calls reach the log at debug level. */
-  snprintf(ts_log, sizeof ts_log, "%s/log", ts_dir);
-  setenv("KRONBLAS_LOG_LEVEL", "debug", 1);
-  setenv("KRONBLAS_LOG_FILE", ts_log, 1);
-  tc_seed();
-  tc_handles();
-  /* The file header of this device: a plan-less export. */
-  snprintf(path, sizeof path, "%s/h.wisdom", ts_dir);
-  b = kronblasExportWisdom(tc_gpu, path) == KRONBLAS_STATUS_SUCCESS ? tw_read(path, NULL) : NULL;
-  r = b != NULL ? strstr(b, "records 0\n") : NULL;
-  if (r == NULL || (size_t)(r - b) >= sizeof ts_header) {
-    printf("Bail out! no wisdom header from a plan-less export\n");
-    return 1;
-  }
-  memcpy(ts_header, b, (size_t)(r - b));
-  ts_header[r - b] = '\0';
-  free(b);
-  unlink(path);
-
+  ts_setup("t-cuda-small");
   fixed_cases();
   random_cases();
   bad_words();
   model_choice();
-  tc_handles_done();
-  unlink(ts_log);
-  rmdir(ts_dir);
+  ts_teardown();
   return tap_done();
 }
