@@ -373,17 +373,21 @@ static kronblasStatus_t kb_cuda_gekmm(struct kronblasContext *h, const kb_proble
   rn.cs = cs;
   rn.pb = pb;
   rn.steps = steps;
-  /* X and Y contiguous along m (RIGHT/N) with large factors: GEMMs in the
-   * column layout, in both tuning modes (the tuner measures only
-   * sliced-multiply splits). */
-  rn.nsteps = kb_cuda_col_plan(pb, h->kernel_policy, steps);
-  rn.col = rn.nsteps > 0;
-  if (!rn.col && h->tuning_mode == KRONBLAS_TUNING_MEASURE) {
+  if (h->tuning_mode == KRONBLAS_TUNING_MEASURE) {
     rn.nsteps = kb_cuda_plan_cached(h, pb, steps);
     if (rn.nsteps == 0)
       KB_CHECK_GOTO(kb_cuda_tune(h, pb, steps, &rn.nsteps), st, out);
-  } else if (!rn.col) {
+  } else {
     rn.nsteps = kb_cuda_model_plan(h, pb, steps);
+  }
+  /* X and Y contiguous along m (RIGHT/N): the planners may have chosen
+   * GEMMs in the column layout.  Plans are kept per key, which leaves out
+   * the leading dimensions: one that no longer fits cuBLAS' int is
+   * planned again without the column plan. */
+  rn.col = rn.nsteps > 0 && steps[0].kernel == KB_KERNEL_CUBLAS_COL;
+  if (rn.col && !kb_cuda_col_usable(pb, h->kernel_policy)) {
+    rn.nsteps = kb_cuda_plan_sliced(pb, h->kernel_policy, cs->nsm, steps);
+    rn.col = 0;
   }
   rn.stream = h->stream;
   if (kb_env()->log_level >= KB_LOG_DEBUG) {

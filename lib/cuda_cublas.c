@@ -46,9 +46,9 @@ static int kb_cuda_cublas_ready(kb_cuda_state_t *cs, void *stream)
   return 0;
 }
 
-int64_t kb_cuda_col_plan(const kb_problem_t *pb, int policy, kb_cuda_pstep_t *steps)
+int kb_cuda_col_usable(const kb_problem_t *pb, int policy)
 {
-  int64_t i, K = pb->K, small = 0;
+  int64_t i, K = pb->K;
   if (pb->type != KRONBLAS_R_32F && pb->type != KRONBLAS_R_64F)
     return 0;
   if (pb->pointer_mode != KRONBLAS_POINTER_MODE_HOST || pb->xs_k == 1 || pb->ys_l == 1)
@@ -63,16 +63,14 @@ int64_t kb_cuda_col_plan(const kb_problem_t *pb, int policy, kb_cuda_pstep_t *st
     const int64_t S = K / pb->p[i], ldo = i == 0 ? pb->ys_l : pb->m;
     if (S > INT_MAX / ldo || pb->q[i] > INT_MAX || pb->p[i] > INT_MAX)
       return 0;
-    if (pb->p[i] < 8)
-      small = 1;
     K = S * pb->q[i];
   }
-  /* Chosen where the sliced multiply's column path (the generic kernel's
-   * strided loads and stores) loses to GEMMs: factors of 8 and more
-   * (H200, RIGHT/N: 1024_16x16^4 float 3.85 ms sliced, 1.11 ms per-factor
-   * GEMM; 1024_3x3^7 0.106 ms sliced, 0.185 ms GEMM). */
-  if (small && policy != KRONBLAS_KERNELS_CUBLAS)
-    return 0;
+  return 1;
+}
+
+int64_t kb_cuda_col_steps(const kb_problem_t *pb, kb_cuda_pstep_t *steps)
+{
+  int64_t i;
   for (i = 0; i < pb->nfactors; i++) {
     steps[i].i_hi = pb->nfactors - 1 - i;
     steps[i].nf = 1;

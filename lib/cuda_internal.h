@@ -48,22 +48,32 @@ typedef struct {
   int kernel;
 } kb_cuda_pstep_t;
 
-/* Splits the factors of pb into launches; steps has room for nfactors
- * entries.  nsm: multiprocessors of the device.  Returns the number of
- * launches. */
+/* Splits the factors of pb into launches, or takes the column plan where
+ * it is usable and modelled faster (always under KRONBLAS_KERNELS_CUBLAS);
+ * steps has room for nfactors entries.  nsm: multiprocessors of the
+ * device.  Returns the number of launches. */
 int64_t kb_cuda_plan(const kb_problem_t *pb, int policy, int nsm, kb_cuda_pstep_t *steps);
+/* The model's split alone, never the column plan. */
+int64_t kb_cuda_plan_sliced(const kb_problem_t *pb, int policy, int nsm, kb_cuda_pstep_t *steps);
 
-/* The same split with another cost: seconds of one launch at factor i
- * (input length K) applying nf factors with a fast configuration (kernel
- * >= 0), the generic kernel (-1), cuBLAS or the whole-vector kernel
- * (KB_KERNEL_SMALL); negative means unusable. */
+/* The split alone (no column plan) with another cost: seconds of one
+ * launch at factor i (input length K) applying nf factors with a fast
+ * configuration (kernel >= 0), the generic kernel (-1), cuBLAS or the
+ * whole-vector kernel (KB_KERNEL_SMALL); negative means unusable.  *total
+ * (if total) gets the split's cost. */
 typedef double (*kb_cuda_cost_fn)(void *ctx, int64_t i, int64_t K, int kernel, int nf);
 int64_t kb_cuda_plan_with(const kb_problem_t *pb, int policy, kb_cuda_cost_fn cost, void *ctx,
-                          kb_cuda_pstep_t *steps);
+                          kb_cuda_pstep_t *steps, double *total);
 
-/* The column plan for pb (one step per factor, last first) when it is
- * usable and chosen for it, else 0. */
-int64_t kb_cuda_col_plan(const kb_problem_t *pb, int policy, kb_cuda_pstep_t *steps);
+/* The column plan (X, the intermediates and Y contiguous along m: RIGHT/N;
+ * one cuBLAS GEMM per factor, KB_KERNEL_CUBLAS_COL): whether pb may run it
+ * under the kernel policy (real type, host scalars, leading dimensions in
+ * cuBLAS' int), and its steps (one per factor, last first).  The planners
+ * weigh it against the sliced plans (kb_cuda_plan, kb_cuda_tune); a plan
+ * is a column plan when its first step's kernel is KB_KERNEL_CUBLAS_COL,
+ * and then all its steps are. */
+int kb_cuda_col_usable(const kb_problem_t *pb, int policy);
+int64_t kb_cuda_col_steps(const kb_problem_t *pb, kb_cuda_pstep_t *steps);
 
 /* Measured planning (seed, Section 4.3): every usable launch at every
  * factor position is timed with CUDA events on the handle's stream, on

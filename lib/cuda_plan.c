@@ -11,7 +11,11 @@
  * intermediates always), or -- first launch only -- along m with a block of
  * whole 32-byte sectors of vectors (kb_cuda_cfg_mrows: element-wise loads,
  * priced at KB_BW_MROWS, rows past m padded), and the input length is a
- * multiple of its slab.  Among the splits of the
+ * multiple of its slab.  The last launch writes Y: where Y runs along m
+ * (RIGHT/N), configurations with whole sectors of vectors per block stage
+ * their outputs in shared memory and store whole sectors
+ * (kb_cuda_cfg_mstore); others store element by element, priced a sector
+ * per element.  Among the splits of the
  * factor list into launches, the planner takes the one of least modelled
  * time (dynamic programming over the factor position, which alone fixes the
  * vector length):
@@ -20,6 +24,8 @@
  * blocks than fit at once (but no more than one block's latency alone).  Fusing F factors moves the vectors once instead
  * of F times (seed, Section 4.2); that is what the model mostly decides.
  * The rates are round figures for an H100 and only rank the candidates.
+ * Where X and Y both run along m, the column plan (one cuBLAS GEMM per
+ * factor, lib/cuda_cublas.c) is priced too and taken when cheaper.
  *
  * Shapes the precompiled set does not cover get a few configurations made
  * for their exact (type, P, Q) and input length (kb_jit_candidates), added
@@ -56,14 +62,18 @@ static double kb_rate(const kb_problem_t *pb, int P)
 
 /* Modelled seconds of one fast launch at factor i with input length K;
  * mrows: the input runs along m.  Then a block's TM vectors are computed
- * even past m, and the loads read whole sectors of vectors. */
-static double kb_fast_cost(const kb_problem_t *pb, const kb_cuda_fast_cfg_t *c, int nsm, int64_t K, int mrows)
+ * even past m, and the loads read whole sectors of vectors.  mout: the
+ * output runs along m (the last launch of RIGHT/N): whole sectors where
+ * the configuration stages its outputs (kb_cuda_cfg_mstore), else a
+ * sector per element. */
+static double kb_fast_cost(const kb_problem_t *pb, const kb_cuda_fast_cfg_t *c, int nsm, int64_t K, int mrows,
+                           int mout)
 {
   const double esz = (double)kb_type_size(pb->type), m = (double)pb->m;
   const double bw = c->stages == 2 ? KB_BW_TWO_STAGE : KB_BW_ONE_STAGE;
   const int64_t sec = 32 / (int64_t)kb_type_size(pb->type);
-  const double mpad = mrows ? (double)((pb->m + c->TM - 1) / c->TM * c->TM) : m;
-  const double msec = mrows ? (double)((pb->m + sec - 1) / sec * sec) : m;
+  const double mpad = mrows || mout ? (double)((pb->m + c->TM - 1) / c->TM * c->TM) : m;
+  const double msec = (double)((pb->m + sec - 1) / sec * sec);
   double flops = 0, Kf = (double)K, t, fill, tiles;
   int f;
   for (f = 0; f < c->F; f++) {
@@ -71,7 +81,10 @@ static double kb_fast_cost(const kb_problem_t *pb, const kb_cuda_fast_cfg_t *c, 
     Kf = Kf / c->P * c->Q;
   }
   t = (mrows ? msec * (double)K * esz / (KB_BW_MROWS < bw ? KB_BW_MROWS : bw) : m * (double)K * esz / bw) +
-      m * Kf * esz / bw + flops / kb_rate(pb, c->P);
+      (!mout ? m * Kf * esz / bw
+             : kb_cuda_cfg_mstore(c) ? msec * Kf * esz / (KB_BW_MROWS < bw ? KB_BW_MROWS : bw)
+                                     : m * Kf * 32.0 / bw) +
+      flops / kb_rate(pb, c->P);
   tiles = (double)(K / c->TK) * (double)((pb->m + c->TM - 1) / c->TM);
   fill = tiles / ((double)nsm * (c->occupancy > 0 ? c->occupancy : 1));
   if (fill < 1.0) {
@@ -304,7 +317,8 @@ static double kb_model_cost(void *ctx, int64_t i, int64_t K, int kernel, int nf)
   else if (kernel < 0)
     t = kb_generic_cost(mc->pb, i, K);
   else
-    t = kb_fast_cost(mc->pb, &cfg[kernel], mc->nsm, K, i == mc->pb->nfactors - 1 && mc->pb->xs_k != 1);
+    t = kb_fast_cost(mc->pb, &cfg[kernel], mc->nsm, K, i == mc->pb->nfactors - 1 && mc->pb->xs_k != 1,
+                     i + 1 == nf && mc->pb->ys_l != 1);
   /* Next to the tuner's "tune:" lines, what calibrating the model needs. */
   if (kb_env()->log_level >= KB_LOG_DEBUG)
     kb_log(KB_LOG_DEBUG, "model: factors %lld..%lld K=%lld kernel %d: %.4f ms", (long long)i,
@@ -312,16 +326,51 @@ static double kb_model_cost(void *ctx, int64_t i, int64_t K, int kernel, int nf)
   return t;
 }
 
-int64_t kb_cuda_plan(const kb_problem_t *pb, int policy, int nsm, kb_cuda_pstep_t *steps)
+/* The column plan (lib/cuda_cublas.c): one GEMM per factor over the S
+ * slices, C_s (m x q) = X_s (m x p) B, every operand contiguous along m;
+ * a launch per factor.  Priced like a per-factor cuBLAS step (measured,
+ * H200 RIGHT/N: 1024_16x16^4 float 1.09-1.11 ms, which this gives). */
+static double kb_col_cost(const kb_problem_t *pb)
+{
+  double t = 0;
+  int64_t i, K = pb->K;
+  for (i = pb->nfactors - 1; i >= 0; i--) {
+    t += kb_cublas_cost(pb, i, K) - KB_LAUNCH_S;
+    K = K / pb->p[i] * pb->q[i];
+  }
+  return t;
+}
+
+int64_t kb_cuda_plan_sliced(const kb_problem_t *pb, int policy, int nsm, kb_cuda_pstep_t *steps)
 {
   kb_model_ctx_t mc;
   mc.pb = pb;
   mc.nsm = nsm;
-  return kb_cuda_plan_with(pb, policy, kb_model_cost, &mc, steps);
+  return kb_cuda_plan_with(pb, policy, kb_model_cost, &mc, steps, NULL);
+}
+
+int64_t kb_cuda_plan(const kb_problem_t *pb, int policy, int nsm, kb_cuda_pstep_t *steps)
+{
+  kb_model_ctx_t mc;
+  double sliced = 0, col;
+  int64_t ns;
+  mc.pb = pb;
+  mc.nsm = nsm;
+  if (kb_cuda_col_usable(pb, policy) && policy == KRONBLAS_KERNELS_CUBLAS)
+    return kb_cuda_col_steps(pb, steps);
+  ns = kb_cuda_plan_with(pb, policy, kb_model_cost, &mc, steps, &sliced);
+  if (kb_cuda_col_usable(pb, policy)) {
+    col = kb_col_cost(pb);
+    if (kb_env()->log_level >= KB_LOG_DEBUG)
+      kb_log(KB_LOG_DEBUG, "model: column plan %.4f ms, sliced %.4f ms", col * 1e3, sliced * 1e3);
+    if (col < sliced)
+      return kb_cuda_col_steps(pb, steps);
+  }
+  return ns;
 }
 
 int64_t kb_cuda_plan_with(const kb_problem_t *pb, int policy, kb_cuda_cost_fn cost, void *ctx,
-                          kb_cuda_pstep_t *steps)
+                          kb_cuda_pstep_t *steps, double *total)
 {
   const int64_t n = pb->nfactors;
   const int real = pb->type == KRONBLAS_R_32F || pb->type == KRONBLAS_R_64F;
@@ -337,6 +386,8 @@ int64_t kb_cuda_plan_with(const kb_problem_t *pb, int policy, kb_cuda_cost_fn co
 
   /* best[i + 1]: least time to apply factors i, i-1, ..., 0; Kin[i]: the
    * vector length when factor i is next. */
+  if (total != NULL)
+    *total = 1e30;   /* unknown (no memory to plan) */
   mem = malloc((size_t)(n + 1) * (sizeof *best + sizeof *Kin + sizeof *choice_nf + sizeof *choice_k));
   if (mem == NULL) {
     /* No room to plan: one generic launch per factor is always right. */
@@ -361,6 +412,10 @@ int64_t kb_cuda_plan_with(const kb_problem_t *pb, int policy, kb_cuda_cost_fn co
     while (run < KB_CUDA_MAXF && i - run >= 0 && pb->p[i - run] == pb->p[i] && pb->q[i - run] == pb->q[i])
       run++;
     kb_jit_candidates(pb, i, Kin[i], (int)run, i == n - 1 && pb->xs_k != 1);
+    /* Launches that may end at factor 0 write Y: along m, configurations
+     * with whole sectors of vectors per block store it coalesced. */
+    if (pb->ys_l != 1 && i < run && !(i == n - 1 && pb->xs_k != 1))
+      kb_jit_candidates(pb, i, Kin[i], (int)run, 1);
   }
   cfg = kb_cuda_fast_cfgs(&ncfg);
 
@@ -414,8 +469,10 @@ again:
         continue;
       if (policy == KRONBLAS_KERNELS_NO_FUSION && cfg[c].F != 1)
         continue;
-      /* Short output runs waste sectors, unless the slab is the vector. */
-      if (cfg[c].run < min_run && cfg[c].TK != Kin[i])
+      /* Short output runs waste sectors, unless the slab is the vector or
+       * the output runs along m in whole sectors. */
+      if (cfg[c].run < min_run && cfg[c].TK != Kin[i] &&
+          !(pb->ys_l != 1 && i + 1 == cfg[c].F && kb_cuda_cfg_mstore(&cfg[c])))
         continue;
       /* Measured: a JIT kernel is compiled before it is timed. */
       if (!model && cfg[c].jit == KB_CFG_JIT && kb_jit_ready(cfg, c) != 0)
@@ -455,6 +512,8 @@ again:
     steps[ns].kernel = choice_k[i];
     ns++;
   }
+  if (total != NULL)
+    *total = best[n];
   free(mem);
   return ns;
 }

@@ -251,6 +251,18 @@ static double kb_tune_cost(void *ctxv, int64_t i, int64_t K, int kernel, int nf)
   st.out = tc->buf1;
   st.out_rs = Knext;
   st.out_is = 1;
+  if (i + 1 == st.nf && pb->ys_l != 1) {
+    /* The last launch writes Y along m: time that store path. */
+    st.out_rs = 1;
+    st.out_is = pb->m;
+  }
+  if (kernel == KB_KERNEL_CUBLAS_COL) {
+    /* A column-plan step: everything contiguous along m. */
+    st.in_rs = 1;
+    st.in_is = pb->m;
+    st.out_rs = 1;
+    st.out_is = pb->m;
+  }
   st.epilogue = KB_EPI_NONE;
   st.alpha = &tc->one;
   st.beta = &tc->one;
@@ -274,7 +286,7 @@ static double kb_tune_cost(void *ctxv, int64_t i, int64_t K, int kernel, int nf)
   kb_log(KB_LOG_INFO, "tune: factors %lld..%lld K=%lld %s %d: %.4f ms", (long long)i,
          (long long)(i - st.nf + 1), (long long)K,
          kernel == KB_KERNEL_GENERIC ? "generic" : kernel == KB_KERNEL_CUBLAS ? "cublas" :
-         kernel == KB_KERNEL_SMALL ? "small" : "config", kernel,
+         kernel == KB_KERNEL_CUBLAS_COL ? "cublas_col" : kernel == KB_KERNEL_SMALL ? "small" : "config", kernel,
          ms / KB_TUNE_REPS);
   return ms / KB_TUNE_REPS * 1e-3;
 }
@@ -325,7 +337,23 @@ kronblasStatus_t kb_cuda_tune(struct kronblasContext *h, const kb_problem_t *pb,
     cudaEventDestroy(tc.ev0);
     return KRONBLAS_STATUS_EXECUTION_FAILED;
   }
-  *nsteps = kb_cuda_plan_with(pb, h->kernel_policy, kb_tune_cost, &tc, steps);
+  if (kb_cuda_col_usable(pb, h->kernel_policy) && h->kernel_policy == KRONBLAS_KERNELS_CUBLAS) {
+    *nsteps = kb_cuda_col_steps(pb, steps);
+  } else {
+    double sliced = 0, col = 0;
+    *nsteps = kb_cuda_plan_with(pb, h->kernel_policy, kb_tune_cost, &tc, steps, &sliced);
+    if (kb_cuda_col_usable(pb, h->kernel_policy)) {
+      /* The column plan, timed a GEMM at a time like the split's launches. */
+      int64_t K = pb->K;
+      for (i = pb->nfactors - 1; i >= 0 && tc.st == KRONBLAS_STATUS_SUCCESS; i--) {
+        col += kb_tune_cost(&tc, i, K, KB_KERNEL_CUBLAS_COL, 1);
+        K = K / pb->p[i] * pb->q[i];
+      }
+      kb_log(KB_LOG_INFO, "tune: column plan %.4f ms, sliced %.4f ms", col * 1e3, sliced * 1e3);
+      if (tc.st == KRONBLAS_STATUS_SUCCESS && col < sliced)
+        *nsteps = kb_cuda_col_steps(pb, steps);
+    }
+  }
   cudaEventDestroy(tc.ev0);
   cudaEventDestroy(tc.ev1);
   st = tc.st;
@@ -341,7 +369,9 @@ kronblasStatus_t kb_cuda_tune(struct kronblasContext *h, const kb_problem_t *pb,
  *     t<type> xk<X contiguous along K> yl<Y contiguous along L>
  *     dp<device pointer mode> pol<kernel policy> m<m> <p0>x<q0>,<p1>x<q1>,...
  * Plan: one word per launch, in launch order, "i_hi:nf:kernel" with kernel
- * "generic", "cublas", "small:F" (the whole-vector kernel, F == nf) or a
+ * "generic", "cublas", "small:F" (the whole-vector kernel, F == nf),
+ * "cublas_col" (a step of the column plan: then every step is one, one
+ * factor each, and the key's X and Y run along m) or a
  * fast configuration as kb_cuda_cfg_format names it.  A plan read back is checked against its key as strictly as the
  * planner builds one, so a file cannot make a launch the kernels do not
  * support. */
@@ -417,6 +447,8 @@ void kb_cuda_wisdom_each(struct kronblasContext *h,
         snprintf(word, sizeof word, "small:%d", s->nf);
       else if (s->kernel == KB_KERNEL_CUBLAS)
         strcpy(word, "cublas");
+      else if (s->kernel == KB_KERNEL_CUBLAS_COL)
+        strcpy(word, "cublas_col");
       else if (s->kernel < 0 || s->kernel >= ncfg || kb_cuda_cfg_format(&cfg[s->kernel], word, (int)sizeof word) < 0)
         ok = 0;
       if (ok)
@@ -522,7 +554,12 @@ kronblasStatus_t kb_cuda_wisdom_add(struct kronblasContext *h, const char *keys,
   pb.type = (kronblasDataType_t)k.type;
   pb.pointer_mode = k.devptr ? KRONBLAS_POINTER_MODE_DEVICE : KRONBLAS_POINTER_MODE_HOST;
   pb.ys_l = k.y_contig ? 1 : 2;
+  pb.xs_k = k.contig ? 1 : 2;
   pb.m = k.m;
+  pb.nfactors = n;
+  pb.p = k.p;
+  pb.q = k.q;
+  pb.K = Kin[n - 1];
   real = k.type == KRONBLAS_R_32F || k.type == KRONBLAS_R_64F;
 
   s = plans;
@@ -564,6 +601,11 @@ kronblasStatus_t kb_cuda_wisdom_add(struct kronblasContext *h, const char *keys,
       }
       if (kb_cuda_small_geom(k.type, k.m, 1, Kin[ih], (int)nf, pf, qf, &g) != 0)
         goto bad;
+    } else if (strcmp(word, "cublas_col") == 0) {
+      /* The whole plan is the column plan (checked below). */
+      kern = KB_KERNEL_CUBLAS_COL;
+      if (nf != 1 || !kb_cuda_col_usable(&pb, k.policy))
+        goto bad;
     } else if (strcmp(word, "cublas") == 0) {
       kern = KB_KERNEL_CUBLAS;
       if (nf != 1 || !real || !contig ||
@@ -598,6 +640,9 @@ kronblasStatus_t kb_cuda_wisdom_add(struct kronblasContext *h, const char *keys,
   }
   if (*s != '\0')
     goto bad;
+  for (j = 0; j < nsteps; j++)
+    if ((steps[j].kernel == KB_KERNEL_CUBLAS_COL) != (steps[0].kernel == KB_KERNEL_CUBLAS_COL))
+      goto bad;
   st = kb_plan_store(&cs->plans, &k, steps, nsteps) ? KRONBLAS_STATUS_SUCCESS : KRONBLAS_STATUS_ALLOC_FAILED;
   goto out;
 bad:

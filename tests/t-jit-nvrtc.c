@@ -54,15 +54,19 @@ static char *read_file(const char *path, size_t *n)
   return d;
 }
 
+/* Configurations compiled below. */
+#define KB_T_NCFG 7
+
 int main(void)
 {
   /*                    type P   Q   F  TP  NS  TM RM RK RQ ST XU VW */
-  kb_cuda_fast_cfg_t cfgs[6];
-  const char *what[6] = { "3x3 float, width 1", "3x3 float fused x4, width 1",
-                          "52x50 float, width 2", "24x24 double fused x2, width 2",
-                          "65x20 double, width 1, 2 k-tiles", "24x24 float, width 4" };
-  char *cubin[6], lowered[6][512], dir[] = "/tmp/kb-t-jit-XXXXXX", path[4200];
-  size_t size[6];
+  kb_cuda_fast_cfg_t cfgs[KB_T_NCFG];
+  const char *what[KB_T_NCFG] = { "3x3 float, width 1", "3x3 float fused x4, width 1",
+                                  "52x50 float, width 2", "24x24 double fused x2, width 2",
+                                  "65x20 double, width 1, 2 k-tiles", "24x24 float, width 4",
+                                  "4x4 float, 8 vectors (loads and stores along m)" };
+  char *cubin[KB_T_NCFG], lowered[KB_T_NCFG][512], dir[] = "/tmp/kb-t-jit-XXXXXX", path[4200];
+  size_t size[KB_T_NCFG];
   double t, first = 0;
   int i, ok;
   uint64_t key;
@@ -73,12 +77,13 @@ int main(void)
   cfgs[3] = mk(1, 24, 24, 2, 24, 48, 1, 1, 4, 8, 2, 1, 2);
   cfgs[4] = mk(1, 65, 20, 1, 13, 16, 1, 1, 4, 5, 1, 1, 1);
   cfgs[5] = mk(0, 24, 24, 1, 24, 64, 1, 1, 4, 8, 2, 1, 4);
+  cfgs[6] = mk(0, 4, 4, 1, 4, 16, 8, 1, 4, 4, 2, 1, 4);
 
   if (!kb_cuda_jit_available())
     tap_skip_all("libnvrtc cannot be opened");
-  tap_plan(6 + 11);
+  tap_plan(KB_T_NCFG + 11);
 
-  for (i = 0; i < 6; i++) {
+  for (i = 0; i < KB_T_NCFG; i++) {
     cubin[i] = NULL;
     t = now();
     ok = kb_jit_compile(&cfgs[i], 90, &cubin[i], &size[i], lowered[i], sizeof lowered[i]) == 0;
@@ -151,7 +156,7 @@ int main(void)
     rmdir(path);
     rmdir(dir);
   }
-  for (i = 0; i < 6; i++)
+  for (i = 0; i < KB_T_NCFG; i++)
     free(cubin[i]);
   return tap_done();
 }

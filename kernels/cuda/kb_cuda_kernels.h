@@ -125,6 +125,17 @@ static inline int kb_cuda_cfg_mrows(const kb_cuda_fast_cfg_t *cfg)
   return cfg->TM % (32 / (cfg->type == 0 ? 4 : 8)) == 0;
 }
 
+/* Whether a configuration's kernel stores output contiguous along m
+ * (out_is != 1: Y of RIGHT/N) through shared memory, whole sectors of
+ * vectors at a time: an MROWS configuration whose tile of outputs fits in
+ * one stage of its shared memory (kb_fast.cuh, kb_fast_shape::MSTORE says
+ * the same).  Other configurations store such output element by element. */
+static inline int kb_cuda_cfg_mstore(const kb_cuda_fast_cfg_t *cfg)
+{
+  const int64_t ns = cfg->TK / cfg->P;
+  const int64_t fs = cfg->F > 1 ? (int64_t)cfg->F * cfg->P * cfg->Q : (int64_t)cfg->TP * cfg->Q;
+  return kb_cuda_cfg_mrows(cfg) && cfg->TM * ns * cfg->Q <= cfg->TM * ns * cfg->TP + fs;
+}
 /* Fills the derived fields of cfg (threads, smem, run, TK from its tile
  * sizes are taken as given) and checks the kernel's constraints; 0 if the
  * kernel can be instantiated with it, -1 if not. */

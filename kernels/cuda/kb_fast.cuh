@@ -156,6 +156,16 @@ struct kb_fast_shape {
   // coalesces, so only such shapes carry that load path (kb_fast_mrows_ok).
   static constexpr int MG = 32 / (int)sizeof(T);
   static constexpr bool MROWS = TM % MG == 0;
+  // Output along m (out_is != 1: Y of RIGHT/N) goes through shared memory
+  // (the tile's own stage, free once it is multiplied), so that
+  // consecutive threads store consecutive vectors, whole sectors as the
+  // MROWS loads read them.  Rows of NSQ outputs, padded by 4 elements
+  // where there is room (against bank conflicts of the column reads).
+  // Where the tile's outputs do not fit in one stage the stores stay
+  // strided.  kb_cuda_cfg_mstore (kb_cuda_kernels.h) says the same.
+  static constexpr int NSQ = NS * Q;
+  static constexpr int LDM = TM * (NSQ + 4) <= STAGE ? NSQ + 4 : NSQ;
+  static constexpr bool MSTORE = MROWS && TM * NSQ <= STAGE;
   static_assert(F == 1 || (TP == P && P == Q), "fusion needs whole slices of square factors");
   static_assert(P % TP == 0 && TP % V == 0 && RK % V == 0 && RQ % V == 0, "tile sizes");
   static_assert(P % V == 0 && Q % V == 0, "vector accesses stay within a slice and a factor row");
@@ -320,6 +330,45 @@ kb_fast_kernel(const kb_fast_args<T> a)
     }
   };
 
+  // The same outputs along m (S::MSTORE): the tile's outputs go into Ys
+  // (this stage's buffer) row by row, then each thread stores one element
+  // of MG consecutive vectors, a sector per MG threads.
+  auto epilogue_m = [&](int64_t tile, const T (&acc)[RM][RK][RQ], T *Ys) {
+    constexpr int NSQ = S::NSQ, LD = S::LDM, MG = S::MG;
+    const int64_t slab = tile % nslab, rb = (tile / nslab) % nrb, b = tile / (nslab * nrb);
+    __syncthreads();   // every thread is done reading this stage
+#pragma unroll
+    for (int im = 0; im < RM; im++)
+#pragma unroll
+      for (int j = 0; j < RQ; j++)
+#pragma unroll
+        for (int i0 = 0; i0 < RK; i0 += V) {
+          VT w;
+          T *ws = reinterpret_cast<T *>(&w);
+#pragma unroll
+          for (int e = 0; e < V; e++)
+            ws[e] = acc[im][i0 + e][j];
+          const int ee = (qg * RQ + j) * NS + sg * RK + i0;
+          *reinterpret_cast<VT *>(Ys + (mg * RM + im) * LD + ee) = w;
+        }
+    __syncthreads();
+    T *const ob = a.out + b * a.out_bs;
+    const bool axpby = a.epilogue == KB_EPI_AXPBY && !bzero;
+#pragma unroll 1
+    for (int i = tid; i < TM * NSQ; i += NT) {
+      const int rr = i % MG + (i / (MG * NSQ)) * MG;
+      const int ee = (i / MG) % NSQ;
+      const int64_t r = rb * TM + rr;
+      if (r >= a.m)
+        continue;
+      T v = Ys[rr * LD + ee];
+      if (a.epilogue != KB_EPI_NONE)
+        v = alpha * v;
+      T *o = ob + r * a.out_rs + ((int64_t)(ee / RL) * kdiv + slab * RL + ee % RL) * a.out_is;
+      *o = axpby ? kb_fma(beta, *o, v) : v;
+    }
+  };
+
   T acc[RM][RK][RQ];
 #pragma unroll
   for (int im = 0; im < RM; im++)
@@ -390,7 +439,14 @@ kb_fast_kernel(const kb_fast_args<T> a)
         __syncthreads();
         kb_fast_mac<T, V, Q, TP, NS, RM, RK, RQ, XU>(Xs, Fs + f * P * Q, acc, sg, qg, mg);
       }
-      epilogue(blockIdx.x + (u / NTP) * gridDim.x, acc);
+      if constexpr (S::MSTORE) {
+        if (a.out_is != 1)
+          epilogue_m(blockIdx.x + (u / NTP) * gridDim.x, acc, Xs);
+        else
+          epilogue(blockIdx.x + (u / NTP) * gridDim.x, acc);
+      } else {
+        epilogue(blockIdx.x + (u / NTP) * gridDim.x, acc);
+      }
 #pragma unroll
       for (int im = 0; im < RM; im++)
 #pragma unroll
