@@ -1,7 +1,7 @@
 /* jit-time.c - where the JIT's compile time goes (noinst, no GPU needed).
  *
  *   tools/jit-time [-s SM] [-t s,d] [-X NVRTC-OPTION]... [-r N] [-M]
- *                  [-S SOURCE [-N]] [SHAPE|SET]...
+ *                  [-S SOURCE [-N]] [-R] [-P] [SHAPE|SET]...
  *
  * Runs the CUDA planner's JIT candidate generation (kb_jit_candidates, via
  * kb_cuda_plan with the H100's 132 SMs) for the shapes (default: the set
@@ -16,6 +16,9 @@
  * on a shared machine wall time mostly measures the neighbours).
  *
  *   -r N  the least of N compiles          -M  only the model plans' kernels
+ *   -R    RIGHT/N problems (X and Y contiguous along m) instead of LEFT/N
+ *   -P    print each shape's model plan and stop (no compiles; with
+ *         KRONBLAS_LOG_LEVEL=debug the model's costs go to stderr)
  *   -X    one more NVRTC option (e.g. -X -Xptxas=-O1), to try levers
  *   -S    another kernel text (kb_cuda_kernels.h, kb_cuda_ops.cuh and
  *         kb_fast.cuh concatenated without their #include "..." lines, as
@@ -133,7 +136,7 @@ out:
   return rc;
 }
 
-static kb_problem_t kb_jt_problem(const kb_shape_t *sh, int type, int64_t *fs)
+static kb_problem_t kb_jt_problem(const kb_shape_t *sh, int type, int64_t *fs, int right)
 {
   kb_problem_t pb;
   int i;
@@ -161,6 +164,13 @@ static kb_problem_t kb_jt_problem(const kb_shape_t *sh, int type, int64_t *fs)
   for (i = 0; i < sh->n; i++)
     fs[KB_SHAPE_MAXF + i] = sh->q[i];
   pb.x_contig_k = pb.y_contig_l = 1;
+  if (right) {
+    /* RIGHT/N in canonical form: X and Y contiguous along m. */
+    pb.side = KRONBLAS_SIDE_RIGHT;
+    pb.xs_m = pb.ys_m = 1;
+    pb.xs_k = pb.ys_l = pb.m;
+    pb.x_contig_k = pb.y_contig_l = 0;
+  }
   return pb;
 }
 
@@ -172,13 +182,14 @@ int main(int argc, char **argv)
   static char uses[KB_JT_MAXSH][2][KB_CUDA_MAX_CFGS];
   static kb_jt_res_t res[KB_CUDA_MAX_CFGS];
   static char ok[KB_CUDA_MAX_CFGS];
-  int sm = 90, types[2] = { 1, 1 }, nsh = 0, i, t, c, ncfg, reps = 1, only_m = 0;
+  int sm = 90, types[2] = { 1, 1 }, nsh = 0, i, t, c, ncfg, reps = 1, only_m = 0, right = 0, plan_only = 0;
   const kb_cuda_fast_cfg_t *cfg;
   double worst = 0;
 
   for (i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-      printf("usage: jit-time [-s SM] [-t s,d] [-X NVRTC-OPTION]... [-r N] [-M] [-S SOURCE [-N]] [SHAPE|SET]...\n"
+      printf("usage: jit-time [-s SM] [-t s,d] [-X NVRTC-OPTION]... [-r N] [-M] [-S SOURCE [-N]] [-R] [-P]\n"
+             "                [SHAPE|SET]...\n"
              "NVRTC compile time of the CUDA planner's JIT configurations (default set: realworld);\n"
              "see the comment at the top of tools/jit-time.c.\n");
       return 0;
@@ -206,6 +217,10 @@ int main(int argc, char **argv)
       kb_jt_noFU = 1;
     } else if (!strcmp(argv[i], "-M")) {
       only_m = 1;
+    } else if (!strcmp(argv[i], "-R")) {
+      right = 1;
+    } else if (!strcmp(argv[i], "-P")) {
+      plan_only = 1;
     } else {
       const char *const *set = kb_shape_set(argv[i]);
       const char *one[2] = { argv[i], NULL };
@@ -247,15 +262,31 @@ int main(int argc, char **argv)
       int n0;
       if (!types[t])
         continue;
-      pb = kb_jt_problem(&sh[i], t, fs);
+      int64_t ns, j;
+      pb = kb_jt_problem(&sh[i], t, fs, right);
       (void)kb_cuda_fast_cfgs(&n0);
       memset(kb_jt_now, 0, sizeof kb_jt_now);
-      (void)kb_cuda_plan(&pb, KRONBLAS_KERNELS_ALL, 132, steps);
+      ns = kb_cuda_plan(&pb, KRONBLAS_KERNELS_ALL, 132, steps);
       cfg = kb_cuda_fast_cfgs(&ncfg);
+      if (plan_only) {
+        printf("%-22s %c", sh[i].name, "sd"[t]);
+        for (j = 0; j < ns; j++) {
+          char word[200];
+          const int k = steps[j].kernel;
+          if (k >= 0 && kb_cuda_cfg_format(&cfg[k], word, (int)sizeof word) < 0)
+            strcpy(word, "?");
+          printf(" %lld:%d:%s", (long long)steps[j].i_hi, steps[j].nf,
+                 k >= 0 ? word : k == KB_KERNEL_GENERIC ? "generic" : k == KB_KERNEL_CUBLAS ? "cublas" :
+                 k == KB_KERNEL_CUBLAS_COL ? "cublas_col" : "small");
+        }
+        printf("\n");
+      }
       for (c = 0; c < ncfg; c++)
         uses[i][t][c] = kb_jt_now[c] ? 2 : (c >= n0 && cfg[c].jit == KB_CFG_JIT) ? 1 : 0;
     }
 
+  if (plan_only)
+    return 0;
   cfg = kb_cuda_fast_cfgs(&ncfg);
   printf("# sm_%d, NVRTC %d.%d, options:", sm, kb_nvrtc.major, kb_nvrtc.minor);
   {
