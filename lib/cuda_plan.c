@@ -70,7 +70,11 @@ static double kb_fast_cost(const kb_problem_t *pb, const kb_cuda_fast_cfg_t *c, 
                            int mout)
 {
   const double esz = (double)kb_type_size(pb->type), m = (double)pb->m;
-  const double bw = c->stages == 2 ? KB_BW_TWO_STAGE : KB_BW_ONE_STAGE;
+  /* One resident block per SM cannot overlap one tile's loads with
+   * another's multiply either (H200: a two-stage 4x4^7 float slab of 16384,
+   * one 256-thread block per SM, took 0.31 ms where two launches of 4 and 3
+   * fused factors took 0.15). */
+  const double bw = c->stages == 2 && c->occupancy != 1 ? KB_BW_TWO_STAGE : KB_BW_ONE_STAGE;
   const int64_t sec = 32 / (int64_t)kb_type_size(pb->type);
   const double mpad = mrows || mout ? (double)((pb->m + c->TM - 1) / c->TM * c->TM) : m;
   const double msec = (double)((pb->m + sec - 1) / sec * sec);
@@ -321,8 +325,9 @@ static double kb_model_cost(void *ctx, int64_t i, int64_t K, int kernel, int nf)
                      i + 1 == nf && mc->pb->ys_l != 1);
   /* Next to the tuner's "tune:" lines, what calibrating the model needs. */
   if (kb_env()->log_level >= KB_LOG_DEBUG)
-    kb_log(KB_LOG_DEBUG, "model: factors %lld..%lld K=%lld kernel %d: %.4f ms", (long long)i,
-           (long long)(i - nf + 1), (long long)K, kernel, t * 1e3);
+    kb_log(KB_LOG_DEBUG, "model: factors %lld..%lld K=%lld kernel %d (%d threads, %d blocks/SM): %.4f ms",
+           (long long)i, (long long)(i - nf + 1), (long long)K, kernel, kernel >= 0 ? cfg[kernel].threads : 0,
+           kernel >= 0 ? cfg[kernel].occupancy : 0, t * 1e3);
   return t;
 }
 

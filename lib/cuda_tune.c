@@ -283,11 +283,11 @@ static double kb_tune_cost(void *ctxv, int64_t i, int64_t K, int kernel, int nf)
     tc->st = KRONBLAS_STATUS_EXECUTION_FAILED;
     return -1;
   }
-  kb_log(KB_LOG_INFO, "tune: factors %lld..%lld K=%lld %s %d: %.4f ms", (long long)i,
+  kb_log(KB_LOG_INFO, "tune: factors %lld..%lld K=%lld %s %d (%d threads, %d blocks/SM): %.4f ms", (long long)i,
          (long long)(i - st.nf + 1), (long long)K,
          kernel == KB_KERNEL_GENERIC ? "generic" : kernel == KB_KERNEL_CUBLAS ? "cublas" :
          kernel == KB_KERNEL_CUBLAS_COL ? "cublas_col" : kernel == KB_KERNEL_SMALL ? "small" : "config", kernel,
-         ms / KB_TUNE_REPS);
+         kernel >= 0 ? cfg[kernel].threads : 0, kernel >= 0 ? cfg[kernel].occupancy : 0, ms / KB_TUNE_REPS);
   return ms / KB_TUNE_REPS * 1e-3;
 }
 
