@@ -334,11 +334,12 @@ static double kb_model_cost(void *ctx, int64_t i, int64_t K, int kernel, int nf)
 /* The column plan (lib/cuda_cublas.c): one GEMM per factor over the S
  * slices, C_s (m x q) = X_s (m x p) B, every operand contiguous along m;
  * a launch per factor.  cuBLAS moves these small GEMMs' bytes at a share of
- * the bandwidth that falls with m and with the factor's size (H200,
- * tuner's timings per factor, float: m = 1024 8x8 1.3 TB/s, 16x16 2.0,
- * m = 320 32x32 2.2, m = 16 16x16 0.77): fitted as m/(m+32) * s/(s+6) of
- * KB_BW_TWO_STAGE, s = min(p, q); the flops overlap the bytes (320_32x32^3
- * float: 0.115 ms measured, 0.199 priced as their sum). */
+ * the bandwidth that falls with m and with the bytes of a factor row (H200,
+ * tuner's timings per factor: m = 1024 float 8x8 1.3 TB/s, 16x16 2.0,
+ * double 8x8 1.4, 16x16 2.7; m = 320 float 32x32 2.2; m = 16 float 16x16
+ * 0.77): fitted as m/(m+32) * b/(b+24) of KB_BW_TWO_STAGE, b = min(p, q)
+ * times the element size; the flops overlap the bytes (320_32x32^3 float:
+ * 0.115 ms measured, 0.199 priced as their sum). */
 static double kb_col_cost(const kb_problem_t *pb)
 {
   const double esz = (double)kb_type_size(pb->type), m = (double)pb->m;
@@ -347,8 +348,8 @@ static double kb_col_cost(const kb_problem_t *pb)
   int64_t i, K = pb->K;
   for (i = pb->nfactors - 1; i >= 0; i--) {
     const double Kn = (double)(K / pb->p[i] * pb->q[i]);
-    const double s = (double)(pb->p[i] < pb->q[i] ? pb->p[i] : pb->q[i]);
-    const double bw = KB_BW_TWO_STAGE * (m / (m + 32)) * (s / (s + 6));
+    const double b = (double)(pb->p[i] < pb->q[i] ? pb->p[i] : pb->q[i]) * esz;
+    const double bw = KB_BW_TWO_STAGE * (m / (m + 32)) * (b / (b + 24));
     const double tb = m * ((double)K + Kn) * esz / bw, tf = 2.0 * m * Kn * (double)pb->p[i] / rate;
     t += (tb > tf ? tb : tf) + KB_LAUNCH_S;
     K = K / pb->p[i] * pb->q[i];
