@@ -8,28 +8,13 @@
 # the first of those lines (rerun with KRONBLAS_TEST_SEED=... to reproduce).
 bench=${top_builddir:-.}/tools/kronblas-bench
 tmp=${TMPDIR:-/tmp}/t-bench.$$
-n=0
-failed=0
 trap 'rm -f "$tmp".*' EXIT
-
-ok() {
-  n=$((n + 1))
-  if [ "$1" -eq 0 ]; then
-    echo "ok $n - $2"
-  else
-    echo "not ok $n - $2"
-    failed=1
-  fi
-}
+. "${top_srcdir:-.}/tools/tap.sh"
 
 # run NAME EXPECTED_RC ARGS...: runs the bench, output to $tmp.out
 run() {
-  want=$2
-  shift 2
-  "$bench" "$@" > "$tmp.out" 2>&1
-  rc=$?
-  sed 's/^/# /' "$tmp.out"
-  [ "$rc" -eq "$want" ]
+  shift
+  tap_run "$bench" "$@"
 }
 
 # rows NAME COUNT: the output has COUNT PASS rows and nothing failed

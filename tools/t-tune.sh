@@ -6,28 +6,12 @@
 # arguments (exit 2) and an unwritable output (exit 1).
 tune=${top_builddir:-.}/tools/kronblas-tune
 tmp=${TMPDIR:-/tmp}/t-tune.$$
-n=0
-failed=0
 trap 'rm -rf "$tmp".*' EXIT
-
-ok() {
-  n=$((n + 1))
-  if [ "$1" -eq 0 ]; then
-    echo "ok $n - $2"
-  else
-    echo "not ok $n - $2"
-    failed=1
-  fi
-}
+. "${top_srcdir:-.}/tools/tap.sh"
 
 # run EXPECTED_RC ARGS...: output to $tmp.out, shown as comments
 run() {
-  want=$1
-  shift
-  "$tune" "$@" > "$tmp.out" 2>&1
-  rc=$?
-  sed 's/^/# /' "$tmp.out"
-  [ "$rc" -eq "$want" ]
+  tap_run "$tune" "$@"
 }
 
 records() { sed -n 's/^records \([0-9]*\)$/\1/p' "$1"; }

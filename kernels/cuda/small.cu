@@ -180,11 +180,9 @@ __global__ void __launch_bounds__(256) kb_small_kernel(const kb_small_args<T> a)
   const T alpha = kb_load_alpha(a.sc);
   bool bzero;
   const T beta = kb_load_beta(a.sc, &bzero);
-  const int RL = kb_small_tile<T>::RL;
   int qlast = a.q[a.nf - 1];
   const int l_lo = blockIdx.y * a.lchunk;
   const int l_hi = l_lo + a.lchunk < qlast ? l_lo + a.lchunk : qlast;
-  (void)RL;
   if (l_lo >= l_hi)
     return;
   int Lout = a.K;
