@@ -10,6 +10,10 @@
 //    more factor of a longer vector this way, 8x8^4 or 16x16^3 in 32768
 //    elements, needs 512 threads x 64 accumulators: ptxas spills 500+
 //    bytes a thread, so they are not built.)
+//  - for P = 32 a 4x16 register tile with two k-steps unrolled (H200,
+//    forced plans: 1024_32x32^3 0.323 -> 0.298 ms, 1024_32x32^4 12.35 ->
+//    11.36 against 4x8; smaller tiles with more threads per block were
+//    slower for P = 8, 16 and 32: 1.1-1.2x);
 //  - for P >= 64 a GEMM-like 32-wide k-tile with an 8x8 register tile, in
 //    two variants (multiply loop rolled or fully unrolled) for the tuner.
 #include "kb_fast.cuh"
@@ -22,8 +26,8 @@ const kb_fast_entry kb_fast_table_s[] = {
   KB_FAST_ENTRY(float, 0,   8,   8,   5,  8, 4096,  1, 1, 16, 8, 1, 1),
   KB_FAST_ENTRY(float, 0,  16,  16,   1, 16,  256,  1, 1, 4, 8, 2, 1),
   KB_FAST_ENTRY(float, 0,  16,  16,   2, 16,  256,  1, 1, 4, 8, 2, 1),
-  KB_FAST_ENTRY(float, 0,  32,  32,   1, 32,  128,  1, 1, 4, 8, 2, 1),
-  KB_FAST_ENTRY(float, 0,  32,  32,   2, 32,  256,  1, 1, 4, 8, 2, 1),
+  KB_FAST_ENTRY(float, 0,  32,  32,   1, 32,  128,  1, 1, 4, 16, 2, 2),
+  KB_FAST_ENTRY(float, 0,  32,  32,   2, 32,  256,  1, 1, 4, 16, 2, 2),
   KB_FAST_ENTRY(float, 0,  32,  32,   3, 32, 1024,  1, 1, 16, 8, 1, 1),
   KB_FAST_ENTRY(float, 0,  64,  64,   1, 32,   64,  2, 1, 8, 8, 2, 1),
   KB_FAST_ENTRY(float, 0, 128, 128,   1, 32,  128,  1, 1, 8, 8, 2, 1),
