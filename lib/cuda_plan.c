@@ -106,13 +106,31 @@ static double kb_fast_cost(const kb_problem_t *pb, const kb_cuda_fast_cfg_t *c, 
   return t + KB_LAUNCH_S;
 }
 
-/* cuBLAS reaches most of the GEMM rate, FP64 tensor cores for double. */
+/* The share of the bandwidth cuBLAS' GEMMs with a short inner dimension p
+ * reach grows with the bytes of a factor row, b/(b+24) (fitted on the
+ * column plan's GEMMs, kb_col_cost). */
+static double kb_cublas_bw_share(const kb_problem_t *pb, int64_t i)
+{
+  const double b = (double)(pb->p[i] < pb->q[i] ? pb->p[i] : pb->q[i]) * (double)kb_type_size(pb->type);
+  return b / (b + 24);
+}
+
+/* cuBLAS reaches most of the GEMM rate, FP64 tensor cores for double.
+ * Factor rows under 128 bytes (float p < 32, double p < 16) also move
+ * their bytes at the share above (H200: 1024_16x16^5 float with its last
+ * factor on cuBLAS 11.7 ms, on the fast kernel 9.8; 1024_6x6^7 one factor
+ * 2.9 ms float, 4.7 double on cuBLAS, 1.3 and 1.8 fast); longer rows keep
+ * the whole bandwidth, where the plans of 32x32 double and larger factors
+ * were measured right. */
 static double kb_cublas_cost(const kb_problem_t *pb, int64_t i, int64_t K)
 {
   const double esz = (double)kb_type_size(pb->type), m = (double)pb->m;
   const double Kn = (double)K / pb->p[i] * pb->q[i];
   const double rate = pb->type == KRONBLAS_R_32F ? 33e12 : 40e12;
-  return m * ((double)K + Kn) * esz / KB_BW_TWO_STAGE + 2.0 * m * Kn * pb->p[i] / rate + 2 * KB_LAUNCH_S;
+  const double row = (double)(pb->p[i] < pb->q[i] ? pb->p[i] : pb->q[i]) * esz;
+  const double share = row < 128 ? kb_cublas_bw_share(pb, i) : 1.0;
+  return m * ((double)K + Kn) * esz / (KB_BW_TWO_STAGE * share) + 2.0 * m * Kn * pb->p[i] / rate +
+         2 * KB_LAUNCH_S;
 }
 
 /* The whole-vector kernel (kernels/cuda/small.cu) at factors i, i-1, ...,
@@ -348,8 +366,7 @@ static double kb_col_cost(const kb_problem_t *pb)
   int64_t i, K = pb->K;
   for (i = pb->nfactors - 1; i >= 0; i--) {
     const double Kn = (double)(K / pb->p[i] * pb->q[i]);
-    const double b = (double)(pb->p[i] < pb->q[i] ? pb->p[i] : pb->q[i]) * esz;
-    const double bw = KB_BW_TWO_STAGE * (m / (m + 32)) * (b / (b + 24));
+    const double bw = KB_BW_TWO_STAGE * (m / (m + 32)) * kb_cublas_bw_share(pb, i);
     const double tb = m * ((double)K + Kn) * esz / bw, tf = 2.0 * m * Kn * (double)pb->p[i] / rate;
     t += (tb > tf ? tb : tf) + KB_LAUNCH_S;
     K = K / pb->p[i] * pb->q[i];
