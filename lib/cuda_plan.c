@@ -43,7 +43,8 @@
 #define KB_BW_TWO_STAGE 2.6e12      /* bytes/s, loads overlapped with math */
 #define KB_BW_ONE_STAGE 0.9e12     /* measured: a whole-vector 8^5 slab, 2026-11-21 */
 #define KB_BW_GENERIC 0.4e12
-#define KB_BW_MROWS 1.2e12         /* X along m, element-wise cp.async: a guess, to be measured */
+#define KB_BW_MROWS 1.2e12         /* X along m, element-wise cp.async (H200, RIGHT/N 16_16x16^5
+                                      float: the first launch 0.095 ms, priced 0.09) */
 #define KB_LAUNCH_S 4e-6
 #define KB_BW_BLOCK 50e9            /* bytes/s one block alone moves: a guess, fitted with KB_STEP_LAT_S */
 #define KB_STEP_LAT_S 0.15e-6      /* per factor of a tile: loads' latency, barriers */
