@@ -265,6 +265,21 @@ static void kb_cpu_pack_all(const kb_cpu_plan_t *pl, const kb_problem_t *pb, con
 {
   int64_t i;
   int k;
+  if (pl->band) {
+    /* banded plans (real types): coefficient tables for banded steps,
+     * A^T for straight ones */
+    for (k = 0; k < pl->band_nsteps; k++) {
+      const int f = pl->band_f[k];
+      if (pl->band_banded[k])
+        pl->kt->pack_band(F[f], pb->p[f], pb->fs_l[f], pb->fs_k[f], pl->band_s[k], ws + pl->off_pack[f]);
+      else
+        pl->kt->pack_t(F[f], pb->p[f], pb->q[f], pb->fs_l[f], pb->fs_k[f], ws + pl->off_pack[f]);
+      if (pl->band_fused[k])
+        pl->kt->pack_t(F[f + 1], pb->p[f + 1], pb->q[f + 1], pb->fs_l[f + 1], pb->fs_k[f + 1],
+                       ws + pl->off_pack[f + 1]);
+    }
+    return;
+  }
   for (k = 0; k < pl->ngroups; k++)
     for (i = pl->g[k].lo; i <= pl->g[k].hi; i++) {
       int nb = pl->g[k].nb;
@@ -537,10 +552,72 @@ static void kb_cpu_pf_split(const kb_cpu_plan_t *pl, const kb_problem_t *pb, int
 }
 
 static long kb_cpu_inplace_runs;   /* test hook: entries run with digits in place */
+static long kb_cpu_band_runs;      /* test hook: entries run with banded plans */
 
 long kb_cpu_test_inplace_runs(void)
 {
   return __atomic_load_n(&kb_cpu_inplace_runs, __ATOMIC_RELAXED);
+}
+
+long kb_cpu_test_band_runs(void)
+{
+  return __atomic_load_n(&kb_cpu_band_runs, __ATOMIC_RELAXED);
+}
+
+/* A banded plan (kb_cpu_band_t) on one batch entry: threads take blocks
+ * of whole rows, each through every step in its own two row buffers. */
+static void kb_cpu_run_band(const kb_cpu_plan_t *pl, const kb_problem_t *pb, char *ws, const void *X,
+                            void *Y, int64_t ys_m, int beta_zero, int y_stream)
+{
+  const int nthreads = pl->nthreads;
+  const int64_t m = pb->m;
+  int64_t blk = m / (8 * (int64_t)nthreads), nblk;
+  kb_cpu_band_t B;
+  int t;
+
+  memset(&B, 0, sizeof B);
+  B.nd = pl->band_nsteps;
+  for (t = 0; t < B.nd; t++) {
+    const int f = pl->band_f[t];
+    B.p[t] = pb->p[f];
+    B.q[t] = pb->q[f];
+    B.s[t] = pl->band_s[t];
+    B.banded[t] = pl->band_banded[t];
+    B.fused[t] = pl->band_fused[t];
+    B.A[t] = ws + pl->off_pack[f];
+    B.Ai[t] = pl->band_fused[t] ? ws + pl->off_pack[f + 1] : NULL;
+  }
+  B.copy_in = pl->band_copy_in;
+  B.K = pb->K;
+  B.L = pb->L;
+  B.pad = pl->band_pad;
+  B.buf_elems = pl->band_buf_elems;
+  B.X = X;
+  B.xs_m = pb->xs_m;
+  B.Y = Y;
+  B.ys_m = ys_m;
+  B.out_stream = y_stream;
+  B.beta_zero = beta_zero;
+  B.alpha = pb->alpha;
+  B.beta = pb->beta;
+  __atomic_fetch_add(&kb_cpu_band_runs, 1, __ATOMIC_RELAXED);
+  if (blk < 1)
+    blk = 1;
+  nblk = (m + blk - 1) / blk;
+#pragma omp parallel num_threads(nthreads) if (nthreads > 1)
+  {
+    int tid = 0;
+    int64_t c;
+#ifdef _OPENMP
+    tid = omp_get_thread_num();
+#endif
+    /* rows handed out dynamically: a thread slowed by anything else on its
+     * core does not hold the others; every row is computed the same way */
+#pragma omp for schedule(dynamic, 1)
+    for (c = 0; c < nblk; c++)
+      pl->kt->band(&B, c * blk, (c + 1) * blk < m ? (c + 1) * blk : m,
+                   ws + pl->off_thread + (size_t)tid * pl->thread_bytes);
+  }
 }
 
 static void kb_cpu_run_fast(const kb_cpu_plan_t *pl, const kb_problem_t *pb, char *ws,
@@ -559,6 +636,10 @@ static void kb_cpu_run_fast(const kb_cpu_plan_t *pl, const kb_problem_t *pb, cha
   R.ys_m = ys_m;
   R.ys_l = ys_l;
   R.y_stream = pl->y_stream && beta_zero && stream_ok;
+  if (pl->band) {
+    kb_cpu_run_band(pl, pb, ws, X, Y, ys_m, beta_zero, R.y_stream);
+    return;
+  }
   next_row = 0;
   R.next_row = &next_row;
   kb_cpu_pf_split(pl, pb, R.pf_off);

@@ -32,6 +32,7 @@ static const kb_cpu_opt_t *const *kb_cpu_test_isa_tab;
 static int kb_cpu_test_max_fuse;
 static int kb_cpu_test_strategy = -1;
 static int kb_cpu_test_inplace = -1;
+static int kb_cpu_test_band = -1;
 
 static int kb_cpu_has(const char *isa)
 {
@@ -122,6 +123,11 @@ void kb_cpu_test_force_plan(int max_fuse, int strategy)
 void kb_cpu_test_force_inplace(int inplace)
 {
   kb_cpu_test_inplace = inplace;
+}
+
+void kb_cpu_test_force_band(int band)
+{
+  kb_cpu_test_band = band;
 }
 
 /* -------------------------------------------------------------- caches */
@@ -496,6 +502,111 @@ static int kb_cpu_groups(const kb_cpu_model_t *M, kb_cpu_groups_t *gs)
   return 0;
 }
 
+/* -------------------------------------------------------------- banded */
+
+/* Fractions of peak of the banded plan's steps (kernels/cpu/band_kernels.inc)
+ * with both row buffers in L1: straight steps (MR x NV micro-tiles, the
+ * factor broadcast), fused pairs, and banded ones, whose output vectors
+ * each take 2p-1 FMAs and 2p-2 permutes on the same two vector ports (so
+ * 4p-3 slots, p of them useful; beyond 24 the coefficient and index
+ * vectors no longer stay in registers: half as much again).  Fitted on
+ * this machine (1 thread, m = 1024 (6^6: 256), minima of interleaved runs,
+ * time against the model's other plan): 3^7 float 0.75x, double 0.90x,
+ * 2^10 0.80x, 4^6 float 0.83x, 5^5 float 0.80x, 3^6 double 0.82x, 2^8
+ * float 0.83x, all taken; 5^5 double 0.94x, 4^6 double 0.83x, not taken
+ * (left to the tuner); 6^6 float 1.04x, 3^6 float 1.0x, 3^5 float 1.24x,
+ * 7^4 float 1.15x, not taken. */
+#define KB_EFF_BAND_S 0.70
+#define KB_EFF_BAND_F 0.70
+#define KB_EFF_BAND_B 1.00
+/* The model takes banded plans only where every banded step has p <= 5:
+ * p = 6..8 measured slower than the other plans (7^4 float 1.15x, 6_8x8^3
+ * float 2x, 6^6 float 1.04x, 1024_6x6^6 double 1.07-1.12x with X and Y
+ * beyond the LLC, although 0.87x at m = 256), more than the cost says. */
+#define KB_BAND_MODEL_MAXP 5
+/* Row buffers beyond L1 (in L2): every step streams a row through L2. */
+#define KB_EFF_BAND_L2 0.75
+/* One step on one row: calls, pads, micro-tile choice. */
+#define KB_COST_BAND_STEP 40.0
+/* One element of a coefficient table, laid out once per call (shared by
+ * the call's rows: it decides for few rows; 3^7 float, one thread: m = 1
+ * and 2 slower banded, 1.25x, m = 4 faster, 0.9x). */
+#define KB_COST_BAND_COEF 2.0
+
+int kb_cpu_band_ok(const kb_problem_t *pb, const kb_cpu_opt_t *kt)
+{
+  /* real types (the kernels), rows of X and Y contiguous */
+  return kt != NULL && kt->band != NULL && kt->pack_band != NULL && kt->pack_t != NULL &&
+         pb->nfactors >= 1 && pb->nfactors <= KB_CPU_BAND_MAXD && pb->x_contig_k && pb->y_contig_l;
+}
+
+/* The steps of pb's banded plan into pl (band_nsteps, band_f, band_fused,
+ * band_s, band_banded, band_copy_in, band_pad, band_buf_elems; pl->band
+ * not set) and the model's cost per row (1e300: not for the model).  Digits go slowest first: the
+ * first step then reads the row of X in place (its stride is a whole
+ * number of vectors unless the row is tiny), every stride is a product
+ * of p (the faster digits are still to come), and the banded steps come
+ * last, reading row buffers with pads. */
+static double kb_cpu_band_setup(const kb_problem_t *pb, int vl, size_t esz, kb_cpu_plan_t *pl)
+{
+  const int n = (int)pb->nfactors;
+  int64_t len = pb->K, maxlen = 0, pad = 0, sf[KB_CPU_PLAN_MAXF];
+  double cost = KB_COST_CALL, eff = 1;
+  size_t bytes;
+  int t, f, big = 0;
+
+  sf[n - 1] = 1;
+  for (f = n - 2; f >= 0; f--)
+    sf[f] = sf[f + 1] * pb->p[f + 1];
+  for (t = 0, f = 0; f < n; t++) {
+    const int64_t p = pb->p[f], q = pb->q[f], s = sf[f];
+    int64_t out;
+    /* a digit faster than a vector is a band along the row; it needs a
+     * square factor (the shift of an input is then the same for every
+     * lane) small enough for its coefficients to stay in registers */
+    const int banded = s < vl && p == q && p >= 2 && p <= KB_CPU_BAND_MAXP;
+    /* two equal small square digits, both of whole vectors: one pass */
+    const int fused = !banded && f + 1 < n && sf[f + 1] >= vl && (p == 2 || p == 3) && q == p &&
+                      pb->p[f + 1] == p && pb->q[f + 1] == p;
+    pl->band_f[t] = f;
+    pl->band_fused[t] = fused;
+    pl->band_banded[t] = banded;
+    pl->band_s[t] = fused ? sf[f + 1] : s;
+    out = len / p * q;
+    if (banded) {
+      big |= p > KB_BAND_MODEL_MAXP;
+      if ((p - 1) * s > pad)
+        pad = (p - 1) * s;
+      cost += KB_COST_BAND_COEF * (double)kb_cpu_band_coef_elems(p, s, vl) / (double)(pb->m > 0 ? pb->m : 1);
+      cost += (double)kb_ceil_div(len, vl) * (double)(4 * p - 3) * (4 * p - 3 > 24 ? 1.5 : 1.0) /
+              KB_EFF_BAND_B;
+    } else if (fused) {
+      cost += (double)(len / (p * s)) * (double)kb_ceil_div(sf[f + 1], vl) * (double)(2 * p * p * p) /
+              KB_EFF_BAND_F;
+    } else {
+      cost += (double)(len / (p * s)) * (double)kb_ceil_div(s, vl) * (double)(p * q) / KB_EFF_BAND_S;
+    }
+    cost += KB_COST_BAND_STEP;
+    f += fused ? 2 : 1;
+    if (f < n && out > maxlen)
+      maxlen = out;
+    len = out;
+  }
+  pl->band_nsteps = t;
+  pl->band_copy_in = pl->band_banded[0];
+  if (pl->band_copy_in && pb->K > maxlen)
+    maxlen = pb->K;
+  /* pads: the farthest shift, and the rest of a row's last vector */
+  pl->band_pad = (pad + vl + 15) / 16 * 16;
+  pl->band_buf_elems = (maxlen + 15) / 16 * 16;
+  bytes = 2 * (size_t)(2 * pl->band_pad + pl->band_buf_elems) * esz;
+  if (bytes > kb_cpu_l1 * 3 / 4)
+    eff = KB_EFF_BAND_L2;
+  if (bytes > kb_cpu_l2 / 2)
+    eff = KB_EFF_BAND_L2 / 2;
+  return big ? 1e300 : cost / eff;
+}
+
 /* ---------------------------------------------------------------- plan */
 
 /* What every plan needs: problems the fast path takes and whose buffers
@@ -533,7 +644,7 @@ static void kb_cpu_plan_log(const kb_cpu_plan_t *pl, const char *why, double cr,
   kb_log(KB_LOG_DEBUG, "cpu plan (%s): %s %s, %d threads%s%s%s, cost per row %.3g (slices) %.3g (rows),%s",
          why, pl->kt->name, pl->strategy == KB_CPU_PER_ROW ? "per-row" : "passes", pl->nthreads,
          pl->strategy == KB_CPU_PER_ROW ? (pl->split_rows ? " on rows" : " on tiles") : "",
-         pl->inplace ? ", digits in place" : "", pl->pf_next_row ? ", next row read ahead" : "", cr, cp,
+         pl->band ? ", banded" : pl->inplace ? ", digits in place" : "", pl->pf_next_row ? ", next row read ahead" : "", cr, cp,
          buf);
 }
 
@@ -565,6 +676,18 @@ static void kb_cpu_plan_layout(const kb_problem_t *pb, size_t esz, kb_cpu_plan_t
     pl->off_pack[i] = off;
     off += kb_align64((size_t)(pb->p[i] * pb->q[i]) * esz);
   }
+  if (pl->band) {
+    /* banded steps hold coefficient tables instead (pack_band) */
+    int t;
+    for (t = 0; t < pl->band_nsteps; t++) {
+      const int f = pl->band_f[t];
+      if (pl->band_banded[t]) {
+        pl->off_pack[f] = off;
+        off += kb_align64((size_t)kb_cpu_band_coef_elems(pb->p[f], pl->band_s[t], pl->kt->vl) * esz);
+      }
+    }
+    tile_bytes = 0;
+  }
   if (pl->strategy == KB_CPU_PASSES) {
     int nbuf = pl->ngroups > 2 ? 2 : pl->ngroups - 1;
     for (k = 0; k < nbuf; k++) {
@@ -582,6 +705,8 @@ static void kb_cpu_plan_layout(const kb_problem_t *pb, size_t esz, kb_cpu_plan_t
   pl->thread_bytes = tile_bytes;
   if (pl->strategy == KB_CPU_PER_ROW && pl->split_rows && pl->ngroups > 1)
     pl->thread_bytes += 2 * kb_align64((size_t)pl->row_elems * esz);
+  if (pl->band)
+    pl->thread_bytes = 2 * kb_align64((size_t)(2 * pl->band_pad + pl->band_buf_elems) * esz);
   pl->off_thread = off;
   off += (size_t)pl->nthreads * pl->thread_bytes;
   pl->total = off;
@@ -593,7 +718,7 @@ static void kb_cpu_plan_layout(const kb_problem_t *pb, size_t esz, kb_cpu_plan_t
    * contiguous, and room for one beside the row buffers and tiles of the
    * current row (measured: 1024_16x16^4 double, 1.6 MiB of them, 4% slower
    * with it).  It is not priced: it changes no choice of the model. */
-  pl->pf_next_row = pl->strategy == KB_CPU_PER_ROW && pl->split_rows && pb->m > 1 &&
+  pl->pf_next_row = !pl->band && pl->strategy == KB_CPU_PER_ROW && pl->split_rows && pb->m > 1 &&
                     pb->xs_k == 1 &&
                     (size_t)pb->K * esz + tile_bytes + 2 * (size_t)pl->row_elems * esz <= kb_cpu_l2;
   /* switched off only where it would be on, so that equal plans compare equal */
@@ -613,6 +738,7 @@ void kb_cpu_plan_opts_default(kb_cpu_plan_opts_t *o, int nthreads)
   o->strategy = -1;
   o->split_rows = -1;
   o->inplace = -1;
+  o->band = -1;
   o->nthreads = nthreads;
 }
 
@@ -712,6 +838,33 @@ kronblasStatus_t kb_cpu_plan_with(const kb_problem_t *pb, const kb_cpu_opt_t *kt
       }
     }
   }
+  /* the banded plan (rows as lanes of nothing: a whole row per thread);
+   * the model takes it where it is cheaper and every thread has rows */
+  /* constraints of the tuner's other candidates (max_fuse, tile widths,
+   * the tile-sharing split, digits in place, no read-ahead) ask for the
+   * other plans: the banded one only where asked for or left open */
+  if (o->band != 0 && kb_cpu_band_ok(pb, kt) &&
+      (o->band == 1 || (o->strategy != KB_CPU_PASSES && o->max_fuse == 0 && o->nvt == 0 && o->nb_rows == 0 &&
+                        o->split_rows != 0 && o->inplace != 1 && !o->no_read_ahead))) {
+    const int nt = o->nthreads > 0 ? o->nthreads : 1;
+    const double cb = kb_cpu_band_setup(pb, vl, esz, pl);
+    kb_log(KB_LOG_DEBUG, "cpu plan: banded cost per row %.3g", cb);
+    if (o->band == 1 || (cb < cr && cb < cp && (nt == 1 || pb->m >= 2 * nt))) {
+      pl->band = 1;
+      pl->cost = cb;
+      pl->strategy = KB_CPU_PER_ROW;
+      pl->ngroups = 1;
+      kb_cpu_gplan_geom(pb, (int)pb->nfactors - 1, 0, pb->K, &pl->g[0]);
+      pl->g[0].nb = vl;
+      pl->kt = kt;
+      pl->nthreads = nt;
+      pl->split_rows = 1;
+      pl->no_read_ahead = 0;
+      kb_cpu_plan_layout(pb, esz, pl);
+      kb_cpu_plan_log(pl, "model", cr, cp);
+      return KRONBLAS_STATUS_SUCCESS;
+    }
+  }
   if (o->strategy == KB_CPU_PER_ROW && cr < 1e300)
     use_rows = 1;
   else if (o->strategy == KB_CPU_PASSES && cp < 1e300)
@@ -754,6 +907,7 @@ kronblasStatus_t kb_cpu_plan(const kb_problem_t *pb, const kb_cpu_opt_t *kt, int
   o.max_fuse = kb_cpu_test_max_fuse;
   o.strategy = kb_cpu_test_strategy;
   o.inplace = kb_cpu_test_inplace;
+  o.band = kb_cpu_test_band;
   return kb_cpu_plan_with(pb, kt, &o, pl);
 }
 
@@ -781,6 +935,11 @@ kronblasStatus_t kb_cpu_plan_explicit(const kb_problem_t *pb, const kb_cpu_opt_t
       (sp->no_read_ahead != 0 && sp->no_read_ahead != 1) ||
       (sp->inplace != 0 && sp->inplace != 1) ||
       (sp->inplace && (sp->strategy != KB_CPU_PER_ROW || !kb_cpu_inplace_ok(pb, kt))) ||
+      (sp->band != 0 && sp->band != 1) ||
+      /* banded: one group of every factor, whole rows per thread, vl lanes */
+      (sp->band && (!kb_cpu_band_ok(pb, kt) || sp->strategy != KB_CPU_PER_ROW || sp->split_rows != 1 ||
+                    sp->inplace || sp->no_read_ahead || sp->ngroups != 1 || sp->hi[0] != n - 1 ||
+                    sp->lo[0] != 0 || sp->nb[0] != kt->vl)) ||
       sp->nthreads < 1 || sp->nthreads > KB_CPU_SPEC_MAX_THREADS ||
       sp->ngroups < 1 || sp->ngroups > n)
     return KRONBLAS_STATUS_INVALID_VALUE;
@@ -814,6 +973,10 @@ kronblasStatus_t kb_cpu_plan_explicit(const kb_problem_t *pb, const kb_cpu_opt_t
   pl->ngroups = sp->ngroups;
   pl->no_read_ahead = sp->no_read_ahead;
   pl->inplace = sp->inplace;
+  if (sp->band) {
+    kb_cpu_band_setup(pb, kt->vl, esz, pl);
+    pl->band = 1;
+  }
   kb_cpu_plan_layout(pb, esz, pl);
   kb_cpu_plan_log(pl, "explicit", 0, 0);
   return KRONBLAS_STATUS_SUCCESS;
@@ -829,6 +992,7 @@ void kb_cpu_plan_spec_of(const kb_cpu_plan_t *pl, kb_cpu_plan_spec_t *sp)
   sp->ngroups = pl->ngroups;
   sp->no_read_ahead = pl->no_read_ahead;
   sp->inplace = pl->inplace;
+  sp->band = pl->band;
   for (k = 0; k < pl->ngroups; k++) {
     sp->hi[k] = pl->g[k].hi;
     sp->lo[k] = pl->g[k].lo;

@@ -55,6 +55,21 @@ typedef struct {
    * (lanes = the inner digits already done, n_o = the outer ones) and
    * writes them the same way.  0: the usual rotating layout. */
   int inplace;
+  /* Banded plan (kb_cpu_band_t, kernels/cpu/band_kernels.inc): PER_ROW on
+   * rows, one group of all factors (nb = vl), real types, X and Y
+   * contiguous along K/L; each thread carries a row through every factor,
+   * slowest digit first, in two padded row buffers of its area.  Step t <
+   * band_nsteps: band_f[t] its factor (with band_fused[t] also factor
+   * band_f[t] + 1, the next faster digit), band_s[t] its stride (of the
+   * faster digit when fused), band_banded[t] 1 for a banded step.  0: not
+   * a banded plan. */
+  int band;
+  int band_nsteps;
+  int band_f[KB_CPU_PLAN_MAXF], band_fused[KB_CPU_PLAN_MAXF];
+  int64_t band_s[KB_CPU_PLAN_MAXF];
+  int band_banded[KB_CPU_PLAN_MAXF];
+  int band_copy_in;
+  int64_t band_pad, band_buf_elems;
   double cost;            /* the model's cost per row (0 for an explicit plan) */
 } kb_cpu_plan_t;
 
@@ -79,6 +94,7 @@ typedef struct {
   int nthreads;           /* threads the plan runs on */
   int no_read_ahead;      /* 1: no read-ahead of the next row (pf_next_row) */
   int inplace;            /* 1: digits in place (where the problem allows), 0: not; -1: the model's */
+  int band;               /* 1: banded plan (where the problem allows), 0: not; -1: the model's */
 } kb_cpu_plan_opts_t;
 
 void kb_cpu_plan_opts_default(kb_cpu_plan_opts_t *o, int nthreads);
@@ -93,6 +109,7 @@ typedef struct {
   int hi[KB_CPU_PLAN_MAXF], lo[KB_CPU_PLAN_MAXF], nb[KB_CPU_PLAN_MAXF];
   int no_read_ahead;      /* 0: the layout's rule (pf_next_row), 1: off */
   int inplace;            /* kb_cpu_plan_t.inplace */
+  int band;               /* kb_cpu_plan_t.band */
 } kb_cpu_plan_spec_t;
 
 /* The plan of spec for pb: INVALID_VALUE unless the groups cover the chain
@@ -104,6 +121,8 @@ kronblasStatus_t kb_cpu_plan_explicit(const kb_problem_t *pb, const kb_cpu_opt_t
 void kb_cpu_plan_spec_of(const kb_cpu_plan_t *pl, kb_cpu_plan_spec_t *sp);
 /* Whether pb may run with digits in place on kt (kb_cpu_plan_t.inplace). */
 int kb_cpu_inplace_ok(const kb_problem_t *pb, const kb_cpu_opt_t *kt);
+/* Whether pb may run as a banded plan on kt (kb_cpu_plan_t.band). */
+int kb_cpu_band_ok(const kb_problem_t *pb, const kb_cpu_opt_t *kt);
 
 /* ------------------------------------------------ measured tuning */
 
@@ -152,6 +171,10 @@ void kb_cpu_test_force_plan(int max_fuse, int strategy);
  * digits in place this process has run (lib/cpu_backend.c). */
 void kb_cpu_test_force_inplace(int inplace);
 long kb_cpu_test_inplace_runs(void);
+/* Banded plans (kb_cpu_plan_t.band), likewise: 1 wherever allowed, 0
+ * never, -1 the model's choice; batch entries run with banded plans. */
+void kb_cpu_test_force_band(int band);
+long kb_cpu_test_band_runs(void);
 /* Cache sizes in bytes the planner assumes from now on (plans of another
  * machine); any 0: this machine's again. */
 void kb_cpu_test_caches(size_t l1, size_t l2, size_t llc);

@@ -16,10 +16,12 @@
  *     "<type> <isa> x<k|m> y<l|m> m<rows> t<threads> <p>x<q>,<p>x<q>,..."
  * (X and Y contiguous along K/L or along m; factors in argument order), and
  * a plan is its choices (kb_cpu_plan_spec_t):
- *     "<passes|rows> split<0|1> t<threads> <hi>-<lo>:<nb>,...[ ra0][ ip1]"
+ *     "<passes|rows> split<0|1> t<threads> <hi>-<lo>:<nb>,...[ ra0][ ip1][ bd1]"
  * (" ra0": no read-ahead of the next row of X, where the plan would read
  * it; absent, as in files written before it existed: the layout's rule;
- * " ip1": digits in place, kb_cpu_plan_t.inplace; absent: not).
+ * " ip1": digits in place, kb_cpu_plan_t.inplace; absent: not; " bd1": a
+ * banded plan, kb_cpu_plan_t.band, always "rows split1 t<n> <n-1>-0:<vl>
+ * bd1"; absent: not).
  * Both are parsed strictly and must read back as they were written. */
 #include "cpu_plan.h"
 #include "kb_wisdom.h"
@@ -98,6 +100,12 @@ static int kb_cpu_spec_format(const kb_cpu_plan_spec_t *sp, char *buf, size_t ca
     n = snprintf(buf + o, cap - o, " ip1");
     if (n < 0 || (size_t)n >= cap - o)
       return -1;
+    o += (size_t)n;
+  }
+  if (sp->band) {
+    n = snprintf(buf + o, cap - o, " bd1");
+    if (n < 0 || (size_t)n >= cap - o)
+      return -1;
   }
   return 0;
 }
@@ -106,7 +114,8 @@ static int kb_cpu_spec_equal(const kb_cpu_plan_spec_t *a, const kb_cpu_plan_spec
 {
   int k;
   if (a->strategy != b->strategy || a->split_rows != b->split_rows || a->nthreads != b->nthreads ||
-      a->ngroups != b->ngroups || a->no_read_ahead != b->no_read_ahead || a->inplace != b->inplace)
+      a->ngroups != b->ngroups || a->no_read_ahead != b->no_read_ahead || a->inplace != b->inplace ||
+      a->band != b->band)
     return 0;
   for (k = 0; k < a->ngroups; k++)
     if (a->hi[k] != b->hi[k] || a->lo[k] != b->lo[k] || a->nb[k] != b->nb[k])
@@ -239,6 +248,12 @@ static int kb_cpu_candidates(struct kronblasContext *h, const kb_problem_t *pb, 
   for (k = 0; k < m->ngroups; k++)
     if (m->g[k].hi - m->g[k].lo + 1 > maxg)
       maxg = m->g[k].hi - m->g[k].lo + 1;
+  /* banded or not (whole rows through every digit in place, no
+   * transposes): the model prices the banded steps from a few shapes */
+  if (kb_cpu_band_ok(pb, kt)) {
+    kb_cpu_plan_opts_default(&o[no], nthreads);
+    o[no++].band = !m->band;
+  }
   /* the other thread split; sharing each row's tiles costs a team barrier
    * per group and row, and with many rows those barriers dominate (under
    * load each one may wait a time slice: 8 s measured for m = 1024, 8^5,
@@ -597,6 +612,8 @@ static int kb_cpu_spec_parse(const char *plan, kb_cpu_plan_spec_t *sp)
         sp->no_read_ahead = 1;
       if (!kb_cpu_lit(&c, " ip1"))
         sp->inplace = 1;
+      if (!kb_cpu_lit(&c, " bd1"))
+        sp->band = 1;
       return *c == '\0' ? 0 : -1;
     }
     if (kb_cpu_lit(&c, ","))

@@ -40,6 +40,7 @@ typedef struct {
   int64_t batch;
   int fuse, strategy, nthreads;
   int inplace;             /* 0: the model's, 1: digits in place forced, 2: forbidden */
+  int band;                /* 0: the model's, 1: banded plan forced (where allowed), 2: forbidden */
   int alpha_one, beta_zero;
   int64_t pad;             /* extra rows of every leading dimension */
 } kb_t_prob_t;
@@ -278,6 +279,7 @@ static void kb_t_one(kronblasHandle_t h, kb_t_prob_t *P, uint64_t seed, int use_
   kb_t_dims(P);
   kb_cpu_test_force_plan(P->fuse, P->strategy);
   kb_cpu_test_force_inplace(P->inplace == 1 ? 1 : P->inplace == 2 ? 0 : -1);
+  kb_cpu_test_force_band(P->band == 1 ? 1 : P->band == 2 ? 0 : -1);
   kronblasSetNumThreads(h, P->nthreads);
   (*nrun)++;
   if (kb_t_run(h, P, seed, use_oracle, NULL, NULL, why, sizeof why) != 0) {
@@ -287,6 +289,7 @@ static void kb_t_one(kronblasHandle_t h, kb_t_prob_t *P, uint64_t seed, int use_
   }
   kb_cpu_test_force_plan(0, -1);
   kb_cpu_test_force_inplace(-1);
+  kb_cpu_test_force_band(-1);
 }
 
 typedef struct {
@@ -392,7 +395,7 @@ int main(void)
   if (kb_cpu_test_force_isa(KB_TEST_ISA) != 0)
     tap_skip_all("this CPU or build has no %s kernels", KB_TEST_ISA);
   kb_rng_seed(&r, seed);
-  tap_plan(1 + 4 * 4 + 2 + 2);
+  tap_plan(1 + 4 * 4 + 2 + 2 + 2 + 1);
   tap_ok(kronblasCreateWithBackend(&h, KRONBLAS_BACKEND_CPU) == KRONBLAS_STATUS_SUCCESS, "CPU handle");
 
   t0 = kb_t_now();
@@ -545,11 +548,74 @@ int main(void)
   }
   tap_diag("digits in place: %.2f s", kb_t_now() - t0);
   t0 = kb_t_now();
+  /* 3c. banded plans (real types, X and Y contiguous along K and L):
+   * whole rows, digits slowest first; straight steps (tails where the
+   * stride is no multiple of the vector length, factors p != q), fused
+   * pairs of 2x2 or 3x3, banded steps of square p = 2..8 at strides below
+   * the vector length, the row copied first when the first step is banded;
+   * RIGHT problems (Y along m) fall back to the other plans */
+  for (ti = 0; ti < 2; ti++) {
+    const kronblasDataType_t type = kb_t_types[ti];
+    const kb_cpu_opt_t *kt = kb_cpu_kernels_for(type);
+    static const int64_t ps[] = { 2, 3, 3, 3, 5, 6, 7, 8, 4, 1 };
+    const long runs0 = kb_cpu_test_band_runs();
+    int nbad = 0, nrun = 0, nleft = 0, c;
+    long runs;
+    first[0] = '\0';
+    for (c = 0; c < 40; c++) {
+      kb_t_prob_t P;
+      int64_t i, KL = 1, pc;
+      memset(&P, 0, sizeof P);
+      P.type = type;
+      P.side = kb_rng_range(&r, 0, 4) == 0 ? KRONBLAS_SIDE_RIGHT : KRONBLAS_SIDE_LEFT;
+      P.tX = P.side == KRONBLAS_SIDE_RIGHT ? KRONBLAS_OP_T : KRONBLAS_OP_N;
+      P.tF = (int)kb_rng_range(&r, 0, 2);
+      P.m = kb_rng_range(&r, 0, 3) == 0 ? kb_rng_range(&r, 1, 3) : 2 * kb_rng_range(&r, 1, 10) + 1;
+      P.n = kb_rng_range(&r, 1, 7);
+      pc = ps[kb_rng_range(&r, 0, 9)];
+      for (i = 0; i < P.n; i++) {
+        /* mostly equal square factors (banded and fused steps), now and
+         * then one of another size or shape anywhere in the chain */
+        P.p[i] = P.q[i] = pc;
+        if (kb_rng_range(&r, 0, 5) == 0) {
+          P.p[i] = kb_rng_range(&r, 1, 7);
+          P.q[i] = kb_rng_range(&r, 1, 7);
+        }
+        if (KL * P.p[i] * P.q[i] > (1 << 16)) {
+          P.p[i] = kb_rng_range(&r, 1, 2);
+          P.q[i] = kb_rng_range(&r, 1, 2);
+        }
+        KL *= P.p[i] * P.q[i];
+      }
+      P.batch = kb_rng_range(&r, 1, 2);
+      while (P.m > 1 && P.m * KL * P.batch * P.n > (1 << 19))
+        P.m = (P.m + 1) / 2;
+      P.strategy = -1;
+      P.band = 1;
+      P.nthreads = (int)kb_rng_range(&r, 1, 3);
+      P.alpha_one = (int)kb_rng_range(&r, 0, 1);
+      P.beta_zero = (int)kb_rng_range(&r, 0, 1);
+      P.pad = kb_rng_range(&r, 0, 1) * kb_rng_range(&r, 1, 17);
+      nleft += P.side == KRONBLAS_SIDE_LEFT;
+      kb_t_one(h, &P, kb_rng_next(&r), 1, &nbad, &nrun, first, sizeof first);
+    }
+    runs = kb_cpu_test_band_runs() - runs0;
+    if (kt == NULL)
+      tap_ok(nbad == 0 && runs == 0, "%s: no banded plans without optimised kernels", kb_oracle_type_name(type));
+    else
+      tap_ok(nbad == 0 && runs >= nleft, "%s: banded plans (straight, fused and banded steps, p = 1..8, "
+             "p != q, 1-3 threads, LEFT and RIGHT) against the explicit product: %d of %d wrong%s%s; "
+             "%ld of %d LEFT entries banded", kb_oracle_type_name(type), nbad, nrun, nbad ? ": " : "", first,
+             runs, nleft);
+  }
+  tap_diag("banded plans: %.2f s", kb_t_now() - t0);
+  t0 = kb_t_now();
   /* 4. 1, 2 and 3 threads give the same values (within the rounding bound
    * of the oracle, which each also meets) */
   for (ti = 0; ti < 4; ti++) {
     const kronblasDataType_t type = kb_t_types[ti];
-    static const kb_t_shape_t sh[] = { { 1, 4, 8, 8 }, { 3, 3, 8, 8 }, { 13, 3, 5, 5 }, { 16, 2, 12, 12 } };
+    static const kb_t_shape_t sh[] = { { 1, 4, 8, 8 }, { 3, 3, 8, 8 }, { 13, 3, 5, 5 }, { 16, 2, 12, 12 },
+                                       { 13, 7, 3, 3 } };
     const double eps = kb_oracle_eps(type);
     int nbad = 0, nrun = 0;
     size_t si;
@@ -614,7 +680,8 @@ int main(void)
       for (t = 0; t < 3; t++)
         free(Yt[t]);
     }
-    tap_ok(nbad == 0, "%s: 1, 2 and 3 threads agree (m = 1, 3, 13, 16): %d of %d runs wrong%s%s",
+    tap_ok(nbad == 0, "%s: 1, 2 and 3 threads agree (m = 1, 3, 13, 16; 13_3x3^7 banded for real types): "
+           "%d of %d runs wrong%s%s",
            kb_oracle_type_name(type), nbad, nrun, nbad ? ": " : "", first);
   }
 
@@ -732,9 +799,10 @@ int main(void)
    * 2 MiB: 9.6-9.9 ms against 10.8-11.3 for two three-factor groups, one
    * thread), larger ones (16_8x8^6 double, 4 MiB) and smaller ones
    * (1024_6x6^6 double, 746 KiB) keep three-factor groups, rows in L2 keep
-   * their split (1024_8x8^5 float); 16_32x32^4 float keeps its digits in
-   * place once X from DRAM is priced (the rotating plan's transposing first
-   * group waits for it: 62.7 ms against 55.6 in place, one thread) */
+   * their split (1024_8x8^5 float); 16_32x32^4
+   * float keeps its digits in place once X from DRAM is priced (the
+   * rotating plan's transposing first group waits for it: 62.7 ms against
+   * 55.6 in place, one thread); small factors take banded plans */
   {
     static const struct {
       kronblasDataType_t type;
@@ -742,11 +810,17 @@ int main(void)
       int nthreads;
       const char *groups;
       int inplace;        /* -1: either */
+      int band;           /* the banded plan (kb_cpu_plan_t.band) */
     } cases[] = {
-      { KRONBLAS_R_32F, 16, 6, 8, 1, "5-4,3-2,1-0", -1 }, { KRONBLAS_R_32F, 16, 6, 8, 2, "5-4,3-2,1-0", -1 },
-      { KRONBLAS_R_64F, 16, 6, 8, 2, "5-3,2-0", -1 }, { KRONBLAS_R_64F, 1024, 6, 6, 1, "5-3,2-0", -1 },
-      { KRONBLAS_R_32F, 1024, 5, 8, 1, "4-3,2-0", -1 },
-      { KRONBLAS_R_32F, 16, 4, 32, 1, "3-2,1-0", 1 }, { KRONBLAS_R_32F, 16, 4, 32, 2, "3-2,1-0", 1 },
+      { KRONBLAS_R_32F, 16, 6, 8, 1, "5-4,3-2,1-0", -1, 0 }, { KRONBLAS_R_32F, 16, 6, 8, 2, "5-4,3-2,1-0", -1, 0 },
+      { KRONBLAS_R_64F, 16, 6, 8, 2, "5-3,2-0", -1, 0 },
+      { KRONBLAS_R_32F, 1024, 5, 8, 1, "4-3,2-0", -1, 0 },
+      { KRONBLAS_R_32F, 16, 4, 32, 1, "3-2,1-0", 1, 0 }, { KRONBLAS_R_32F, 16, 4, 32, 2, "3-2,1-0", 1, 0 },
+      { KRONBLAS_R_64F, 1024, 6, 6, 1, "5-3,2-0", -1, 0 },
+      /* banded plans: 3^7 (float 0.75x the other plan's time, one thread,
+       * double 0.90x), not 6^6 (float 1.04x, double 1.07-1.12x) */
+      { KRONBLAS_R_32F, 1024, 7, 3, 1, "6-0", 0, 1 }, { KRONBLAS_R_32F, 1024, 7, 3, 2, "6-0", 0, 1 },
+      { KRONBLAS_R_64F, 1024, 7, 3, 2, "6-0", 0, 1 }, { KRONBLAS_R_32F, 1024, 6, 6, 1, "5-4,3-2,1-0", -1, 0 },
     };
     const kb_cpu_opt_t *kt = kb_cpu_kernels_for(KRONBLAS_R_32F);
     if (kt == NULL || strcmp(kt->name, "avx512") != 0) {
@@ -783,16 +857,142 @@ int main(void)
         if (kb_cpu_plan_with(&pb, kb_cpu_kernels_for(pb.type), &o, &pl) == KRONBLAS_STATUS_SUCCESS)
           for (k = 0; k < pl.ngroups && n < sizeof got - 32; k++)
             n += (size_t)snprintf(got + n, sizeof got - n, "%s%d-%d", k ? "," : "", pl.g[k].hi, pl.g[k].lo);
-        if (strcmp(got, cases[ci].groups) != 0 || (cases[ci].inplace >= 0 && pl.inplace != cases[ci].inplace)) {
+        if (strcmp(got, cases[ci].groups) != 0 || (cases[ci].inplace >= 0 && pl.inplace != cases[ci].inplace) ||
+            pl.band != cases[ci].band) {
           ok = 0;
-          snprintf(msg, sizeof msg, ": %c %lld_%lldx%lld^%lld, %d threads: groups %s%s, expected %s%s",
+          snprintf(msg, sizeof msg, ": %c %lld_%lldx%lld^%lld, %d threads: groups %s%s%s, expected %s%s%s",
                    pb.type == KRONBLAS_R_32F ? 's' : 'd', (long long)pb.m, (long long)cases[ci].p,
                    (long long)cases[ci].p, (long long)pb.nfactors, cases[ci].nthreads, got,
-                   pl.inplace ? " ip1" : "", cases[ci].groups, cases[ci].inplace == 1 ? " ip1" : "");
+                   pl.inplace ? " ip1" : "", pl.band ? " bd1" : "", cases[ci].groups,
+                   cases[ci].inplace == 1 ? " ip1" : "", cases[ci].band ? " bd1" : "");
         }
       }
       kb_cpu_test_caches(0, 0, 0);
       tap_ok(ok, "model's fusion groups on the issue machine's caches%s", msg);
+    }
+  }
+  /* 7. banded plans as specs and wisdom entries (" bd1"): the model's
+   * spec reads back, variations the kernels do not take are refused, a
+   * wisdom entry runs without timing (and banded), malformed or
+   * inapplicable entries are refused */
+  {
+    const kb_cpu_opt_t *kt = kb_cpu_kernels_for(KRONBLAS_R_32F);
+    if (kt == NULL) {
+      tap_skip("no fast kernels (%s): no banded plans", KB_TEST_ISA);
+    } else {
+      static const int64_t p3[7] = { 3, 3, 3, 3, 3, 3, 3 };
+      static const char *const badsuf[] = { " bd1 ", " bd0", " bd", " bd1 ip1", " ip1 bd1", " bd1 ra0", " bd11" };
+      kb_problem_t pb;
+      kb_cpu_plan_opts_t o;
+      kb_cpu_plan_t pl, ple;
+      kb_cpu_plan_spec_t sp, sp2;
+      kronblasHandle_t h3 = NULL;
+      kb_t_prob_t P;
+      char key[160], keym[160], plan[160], why[700], msg[900];
+      size_t bi;
+      long timed0, runs0;
+      int k, ok = 1;
+      msg[0] = '\0';
+      memset(&pb, 0, sizeof pb);
+      pb.type = KRONBLAS_R_32F;
+      pb.m = 5;
+      pb.nfactors = 7;
+      pb.p = p3;
+      pb.q = p3;
+      pb.K = pb.L = 2187;
+      pb.xs_m = pb.ys_m = 2187;
+      pb.xs_k = pb.ys_l = 1;
+      pb.x_contig_k = pb.y_contig_l = 1;
+      kb_cpu_plan_opts_default(&o, 1);
+      o.band = 1;
+      if (kb_cpu_plan_with(&pb, kt, &o, &pl) != KRONBLAS_STATUS_SUCCESS || !pl.band ||
+          (kb_cpu_plan_spec_of(&pl, &sp), !sp.band) || kb_cpu_plan_explicit(&pb, kt, &sp, &ple) != KRONBLAS_STATUS_SUCCESS ||
+          !ple.band || ple.band_nsteps != pl.band_nsteps || ple.total != pl.total) {
+        ok = 0;
+        snprintf(msg, sizeof msg, "a forced banded plan does not read back as a spec");
+      }
+      for (k = 0; ok && k < 7; k++) {
+        sp2 = sp;
+        switch (k) {
+        case 0: sp2.split_rows = 0; break;
+        case 1: sp2.nb[0] = 2 * kt->vl; break;
+        case 2: sp2.inplace = 1; break;
+        case 3: sp2.no_read_ahead = 1; break;
+        case 4: sp2.band = 2; break;
+        case 5: sp2.strategy = KB_CPU_PASSES; sp2.split_rows = 0; break;
+        default: sp2.ngroups = 2; sp2.lo[0] = 3; sp2.hi[1] = 2; sp2.lo[1] = 0; sp2.nb[1] = kt->vl; break;
+        }
+        if (kb_cpu_plan_explicit(&pb, kt, &sp2, &ple) != KRONBLAS_STATUS_INVALID_VALUE) {
+          ok = 0;
+          snprintf(msg, sizeof msg, "banded spec variation %d accepted", k);
+        }
+      }
+      /* X along m: no banded plan */
+      pb.x_contig_k = 0;
+      pb.xs_m = 1;
+      pb.xs_k = 5;
+      if (ok && kb_cpu_plan_explicit(&pb, kt, &sp, &ple) != KRONBLAS_STATUS_INVALID_VALUE) {
+        ok = 0;
+        snprintf(msg, sizeof msg, "a banded spec accepted for X along m");
+      }
+      snprintf(key, sizeof key, "s %s xk yl m5 t1 3x3,3x3,3x3,3x3,3x3,3x3,3x3", kt->name);
+      snprintf(keym, sizeof keym, "s %s xm yl m5 t1 3x3,3x3,3x3,3x3,3x3,3x3,3x3", kt->name);
+      if (ok && (kronblasCreateWithBackend(&h3, KRONBLAS_BACKEND_CPU) != KRONBLAS_STATUS_SUCCESS ||
+                 kronblasSetNumThreads(h3, 1) != KRONBLAS_STATUS_SUCCESS ||
+                 kronblasSetTuningMode(h3, KRONBLAS_TUNING_MEASURE) != KRONBLAS_STATUS_SUCCESS)) {
+        ok = 0;
+        snprintf(msg, sizeof msg, "handle");
+      }
+      for (bi = 0; ok && bi < sizeof badsuf / sizeof badsuf[0]; bi++) {
+        snprintf(plan, sizeof plan, "rows split1 t1 6-0:%d%s", kt->vl, badsuf[bi]);
+        if (kb_cpu_backend.wisdom_add(h3, key, plan) != KRONBLAS_STATUS_INVALID_VALUE || kb_cpu_test_plan_count(h3) != 0) {
+          ok = 0;
+          snprintf(msg, sizeof msg, "malformed or inapplicable plan \"%s\" accepted", plan);
+        }
+      }
+      snprintf(plan, sizeof plan, "rows split0 t1 6-0:%d bd1", kt->vl);
+      if (ok && (kb_cpu_backend.wisdom_add(h3, key, plan) != KRONBLAS_STATUS_INVALID_VALUE ||
+                 kb_cpu_test_plan_count(h3) != 0)) {
+        ok = 0;
+        snprintf(msg, sizeof msg, "\"%s\" accepted", plan);
+      }
+      snprintf(plan, sizeof plan, "rows split1 t1 6-0:%d bd1", kt->vl);
+      if (ok && (kb_cpu_backend.wisdom_add(h3, keym, plan) != KRONBLAS_STATUS_INVALID_VALUE ||
+                 kb_cpu_test_plan_count(h3) != 0)) {
+        ok = 0;
+        snprintf(msg, sizeof msg, "\"%s\" accepted for X along m", plan);
+      }
+      if (ok && (kb_cpu_backend.wisdom_add(h3, key, plan) != KRONBLAS_STATUS_SUCCESS ||
+                 kb_cpu_test_plan_count(h3) != 1)) {
+        ok = 0;
+        snprintf(msg, sizeof msg, "\"%s\" \"%s\" refused", key, plan);
+      }
+      /* the handle runs it: banded, nothing timed, right values (beta too) */
+      memset(&P, 0, sizeof P);
+      P.type = KRONBLAS_R_32F;
+      P.side = KRONBLAS_SIDE_LEFT;
+      P.m = 5;
+      P.n = 7;
+      for (k = 0; k < 7; k++)
+        P.p[k] = P.q[k] = 3;
+      P.batch = 1;
+      P.strategy = -1;
+      P.nthreads = 1;
+      P.alpha_one = 0;
+      P.beta_zero = 0;
+      kb_t_dims(&P);
+      timed0 = kb_cpu_test_timed_count();
+      runs0 = kb_cpu_test_band_runs();
+      if (ok && kb_t_run(h3, &P, kb_rng_next(&r), 1, NULL, NULL, why, sizeof why) != 0) {
+        ok = 0;
+        snprintf(msg, sizeof msg, "%s", why);
+      }
+      if (ok && (kb_cpu_test_timed_count() != timed0 || kb_cpu_test_band_runs() != runs0 + 1)) {
+        ok = 0;
+        snprintf(msg, sizeof msg, "the handle did not run \"%s\" untimed and banded", plan);
+      }
+      tap_ok(ok, "banded plans as specs and wisdom (\"%s\"), variations refused%s%s", plan, ok ? "" : ": ", msg);
+      kronblasDestroy(h3);
     }
   }
   kronblasDestroy(h);

@@ -76,7 +76,7 @@ int main(void)
   if (kb_cpu_kernels_for(KRONBLAS_R_32F) == NULL)
     tap_skip_all("the fast CPU path is off (KRONBLAS_CPU_ISA=ref): nothing is tuned");
   kb_rng_seed(&r, seed);
-  tap_plan(1 + 4 + 4 + 6 + 1 + 1);
+  tap_plan(1 + 4 + 4 + 6 + 1 + 1 + 1);
   tap_ok(kronblasCreateWithBackend(&h, KRONBLAS_BACKEND_CPU) == KRONBLAS_STATUS_SUCCESS &&
          kronblasSetTuningMode(h, KRONBLAS_TUNING_MEASURE) == KRONBLAS_STATUS_SUCCESS,
          "CPU handle in MEASURE mode");
@@ -378,6 +378,32 @@ int main(void)
       }
     }
     tap_ok(ok, "model: PASSES priced well above PER_ROW on row-contiguous X and Y, PER_ROW chosen%s", first);
+  }
+
+  /* The tuner measures banded plans (" bd1") against the others: tuning
+   * 9_3x3^7 float (LEFT, X and Y along K/L) runs a banded candidate, and
+   * whichever wins gives the right values on the second call too. */
+  {
+    kb_t_prob_t P;
+    const long runs0 = kb_cpu_test_band_runs();
+    int nbad = 0, nrun = 0, i;
+    first[0] = '\0';
+    memset(&P, 0, sizeof P);
+    P.type = KRONBLAS_R_32F;
+    P.side = KRONBLAS_SIDE_LEFT;
+    P.tF = KRONBLAS_OP_T;
+    P.m = 9;
+    P.n = 7;
+    for (i = 0; i < P.n; i++)
+      P.p[i] = P.q[i] = 3;
+    P.batch = 1;
+    P.strategy = -1;
+    P.nthreads = 2;
+    P.alpha_one = 1;
+    P.beta_zero = 1;
+    kb_t_tuned(h, &P, kb_rng_next(&r), 1, &nbad, &nrun, first, sizeof first);
+    tap_ok(nbad == 0 && kb_cpu_test_band_runs() > runs0, "the tuner times banded plans (9_3x3^7 float: %ld "
+           "banded runs) and its choice is right%s%s", kb_cpu_test_band_runs() - runs0, nbad ? ": " : "", first);
   }
 
   kronblasDestroy(h);

@@ -55,6 +55,69 @@ typedef struct {
   const void *alpha, *beta;
 } kb_cpu_group_t;
 
+/* Small factors applied to whole rows in cache, digits kept in natural
+ * order ("banded" plans, kb_cpu_plan_t.band): every factor is one step over
+ * a row held in a per-thread buffer, ping-pong between two buffers, no
+ * transposes.  Step t applies one digit of stride s[t] (the product of the
+ * sizes of the faster digits at that point): the row is (a, p, b) with b <
+ * s[t] and the step writes y[a, q, b] = sum_k A[q, k] x[a, k, b].
+ *  - straight steps (s >= vector length): lanes along b, x loaded per k,
+ *    A broadcast (A[t] from pack_t: At[k*q + l]); a masked tail where s is
+ *    not a multiple of the vector length;
+ *  - banded steps (s < vector length, p == q <= KB_CPU_BAND_MAXP): lanes
+ *    along the row, y[i] = sum over d < 2p-1 of c_d[i] x[i + (d-p+1)*s],
+ *    c_d[i] = A[l, l + d-p+1] with l = (i/s) % p (0 outside the factor):
+ *    2p-1 shifted loads and FMAs per output vector, the coefficient
+ *    vectors depend only on the vector's phase (A[t] from pack_band).  The
+ *    shifted loads reach pad elements beyond the row on both sides, which
+ *    the kernel zeroes (a pad times a zero coefficient must stay zero).
+ *  - fused straight steps (two equal square factors of 2 or 3, both of
+ *    stride >= vector length): the outer digit (stride p*s) and the inner
+ *    one (stride s) in one pass, the p*p intermediate vectors of a block
+ *    in registers (A[t] the outer factor, Ai[t] the inner, both pack_t):
+ *    half the loads, stores and loop overhead of two steps.
+ * Rows are independent: band(b, r0, r1, scratch) does rows [r0, r1) with
+ * scratch = two buffers of (2*pad + buf_elems) elements, 64-byte aligned. */
+#define KB_CPU_BAND_MAXD 64
+#define KB_CPU_BAND_MAXP 8
+
+typedef struct {
+  int nd;                             /* steps (a fused step takes two factors) */
+  int64_t p[KB_CPU_BAND_MAXD], q[KB_CPU_BAND_MAXD], s[KB_CPU_BAND_MAXD];
+  int banded[KB_CPU_BAND_MAXD];
+  int fused[KB_CPU_BAND_MAXD];
+  const void *A[KB_CPU_BAND_MAXD], *Ai[KB_CPU_BAND_MAXD];
+  int copy_in;                        /* step 0 is banded: the row of X is copied to a buffer first */
+  int64_t K, L;                       /* row lengths of X and of Y */
+  int64_t pad, buf_elems;             /* per row buffer */
+  const void *X;
+  int64_t xs_m;                       /* rows of X (contiguous along K) */
+  void *Y;
+  int64_t ys_m;                       /* rows of Y (contiguous along L) */
+  int out_stream;                     /* non-temporal stores to Y */
+  int beta_zero;                      /* never read Y */
+  const void *alpha, *beta;
+} kb_cpu_band_t;
+
+/* Phases of a banded step: vector v (lanes v*vl ..) has the coefficients
+ * of phase v % nph. */
+static inline int64_t kb_cpu_band_nph(int64_t p, int64_t s, int vl)
+{
+  int64_t a = p * s, b = vl, t;
+  while (b != 0) {
+    t = a % b;
+    a = b;
+    b = t;
+  }
+  return p * s / a;
+}
+
+/* Elements of a banded step's coefficient table (pack_band). */
+static inline int64_t kb_cpu_band_coef_elems(int64_t p, int64_t s, int vl)
+{
+  return kb_cpu_band_nph(p, s, vl) * (2 * p - 1) * vl;
+}
+
 /* Tiles of a group: n_o * ceil(nlanes / nb), numbered o-major. */
 static inline int64_t kb_cpu_group_tiles(const kb_cpu_group_t *g)
 {
@@ -86,6 +149,12 @@ typedef struct {
    * scratch as for group. */
   void (*digit0)(const kb_cpu_group_t *g, int64_t c0, int64_t c1, void *scratch);
   void (*pack_t)(const void *F, int64_t p, int64_t q, int64_t fs_l, int64_t fs_k, void *At);
+  /* Real types only (NULL for complex): banded plans (kb_cpu_band_t).
+   * pack_band lays out the coefficient table of a banded step (p x p
+   * factor A[l, k] = F[l*fs_l + k*fs_k], stride s): kb_cpu_band_coef_elems
+   * elements. */
+  void (*band)(const kb_cpu_band_t *b, int64_t r0, int64_t r1, void *scratch);
+  void (*pack_band)(const void *F, int64_t p, int64_t fs_l, int64_t fs_k, int64_t s, void *coef);
 } kb_cpu_opt_t;
 
 /* Per ISA, indexed by kronblasDataType_t; NULL entries where the compiler
