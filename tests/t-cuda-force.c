@@ -106,6 +106,29 @@ static void ts_forced(tc_case_t *c, const char *plan)
 }
 
 
+/* Runs c (its TAP lines) and returns what the log gained meanwhile (the
+ * plans and costs at debug level); NULL if unreadable.  Free it. */
+static char *ts_run_log(tc_case_t *c)
+{
+  const long mark = ts_size(ts_log);
+  tc_run(c);
+  return ts_log_since(mark);
+}
+
+/* Plans that must be skipped on import (malformed, or not fitting their
+ * key): one TAP line each. */
+typedef struct {
+  const char *key, *plan, *why;
+} ts_bad_t;
+
+static void ts_refused(const ts_bad_t *bad, size_t n)
+{
+  size_t i;
+  for (i = 0; i < n; i++)
+    tap_ok(!ts_import(bad[i].key, bad[i].plan), "import skips '%s' for '%s' (%s)", bad[i].plan, bad[i].key,
+           bad[i].why);
+}
+
 /* Scratch directory NAME.XXXXXX, the debug log in it, the handles, and the
  * header of this device's wisdom files (a plan-less export).  Bails out
  * (exit 1) where any is missing; SKIPs the whole test without a device. */

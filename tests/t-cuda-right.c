@@ -94,7 +94,7 @@ static void col_cases(void)
 
 static void col_bad_words(void)
 {
-  static const struct { const char *key, *plan, *why; } bad[] = {
+  static const ts_bad_t bad[] = {
     { "t0 xk1 yl0 dp0 pol0 m3 3x5,4x4", "1:1:cublas_col 0:1:cublas_col", "X along K" },
     { "t0 xk0 yl1 dp0 pol0 m3 3x5,4x4", "1:1:cublas_col 0:1:cublas_col", "Y along L" },
     { "t0 xk0 yl0 dp1 pol0 m3 3x5,4x4", "1:1:cublas_col 0:1:cublas_col", "device pointer mode" },
@@ -106,10 +106,7 @@ static void col_bad_words(void)
     { "t0 xk0 yl0 dp0 pol0 m3 3x5,4x4", "1:2:cublas_col", "two factors in one step" },
     { "t0 xk0 yl0 dp0 pol0 m3 3x5,4x4", "1:1:cublas_col 0:1:cublas_colx", "trailing text" },
   };
-  size_t i;
-  for (i = 0; i < sizeof bad / sizeof bad[0]; i++)
-    tap_ok(!ts_import(bad[i].key, bad[i].plan), "import skips '%s' for '%s' (%s)", bad[i].plan, bad[i].key,
-           bad[i].why);
+  ts_refused(bad, sizeof bad / sizeof bad[0]);
   tap_ok(ts_import("t1 xk0 yl0 dp0 pol3 m3 3x5,4x4", "1:1:cublas_col 0:1:cublas_col"),
          "and takes the column plan under the CUBLAS policy");
   kronblasForgetWisdom(tc_gpu);
@@ -120,23 +117,18 @@ static void planner_choice(void)
 {
   static const int64_t p16[] = { 16, 16 }, p2[] = { 2, 2, 2 };
   tc_case_t c;
-  long mark;
   char *b;
 
   tr_case(&c, KRONBLAS_R_32F, 64, 2, p16, p16, 0);
   c.dev_ptr = 0;
-  mark = ts_size(ts_log);
-  tc_run(&c);
-  b = ts_log_since(mark);
+  b = ts_run_log(&c);
   tap_ok(b != NULL && strstr(b, "model: column plan") != NULL,
          "the model weighs the column plan for RIGHT/N 64_16x16^2");
   free(b);
 
   tr_case(&c, KRONBLAS_R_64F, 64, 2, p16, p16, 0);
   c.tune = 1;
-  mark = ts_size(ts_log);
-  tc_run(&c);
-  b = ts_log_since(mark);
+  b = ts_run_log(&c);
   tap_ok(b != NULL && strstr(b, "tune: column plan") != NULL && strstr(b, "cublas_col") != NULL,
          "and the tuner times it, a GEMM per factor");
   free(b);
@@ -145,9 +137,7 @@ static void planner_choice(void)
   /* Device pointer mode: never the column plan (cuBLAS' alpha = 0 rules). */
   tr_case(&c, KRONBLAS_R_32F, 64, 2, p16, p16, 0);
   c.dev_ptr = 1;
-  mark = ts_size(ts_log);
-  tc_run(&c);
-  b = ts_log_since(mark);
+  b = ts_run_log(&c);
   tap_ok(b != NULL && strstr(b, "cuda plan step") != NULL && strstr(b, "model: column plan") == NULL &&
              strstr(b, "kernel -3") == NULL,
          "nor in device pointer mode");

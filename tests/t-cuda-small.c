@@ -147,7 +147,7 @@ static void random_cases(void)
 /* Words that do not fit their key are skipped on import. */
 static void bad_words(void)
 {
-  static const struct { const char *key, *plan, *why; } bad[] = {
+  static const ts_bad_t bad[] = {
     { "t1 xk1 yl1 dp0 pol0 m3 3x5,7x2", "1:2:small:1", "F != nf" },
     { "t1 xk1 yl1 dp0 pol0 m3 3x5,7x2", "1:2:small:02", "leading zero" },
     { "t1 xk1 yl1 dp0 pol0 m3 3x5,7x2", "1:2:small:", "no F" },
@@ -159,10 +159,7 @@ static void bad_words(void)
     { "t1 xk1 yl1 dp0 pol0 m3 40000x2", "0:1:small:1", "a vector too long for shared memory" },
     { "t0 xk1 yl1 dp0 pol0 m3 200x1,10x400", "1:2:small:2", "an intermediate too long" },
   };
-  size_t i;
-  for (i = 0; i < sizeof bad / sizeof bad[0]; i++)
-    tap_ok(!ts_import(bad[i].key, bad[i].plan), "import skips '%s' for '%s' (%s)", bad[i].plan, bad[i].key,
-           bad[i].why);
+  ts_refused(bad, sizeof bad / sizeof bad[0]);
   tap_ok(ts_import("t1 xk1 yl1 dp0 pol1 m3 3x5,7x2", "1:1:small:1 0:1:small:1"),
          "and takes small:1 under NO_FUSION");
   tap_ok(ts_import("t0 xk1 yl1 dp0 pol0 m3 200x1,10x400", "1:1:small:1 0:1:generic"),
@@ -175,22 +172,17 @@ static void model_choice(void)
 {
   static const int64_t pbig[] = { 40000 }, qbig[] = { 2 };
   tc_case_t c;
-  long mark;
   char *b;
 
   /* Complex: the alternative is one generic launch per factor. */
   ts_case(&c, KRONBLAS_C_64F, KRONBLAS_SIDE_LEFT, KRONBLAS_OP_N, KRONBLAS_OP_N, 5, 3, pA, qA);
-  mark = ts_size(ts_log);
-  tc_run(&c);
-  b = ts_log_since(mark);
+  b = ts_run_log(&c);
   tap_ok(b != NULL && strstr(b, "factors 2..0, kernel -4") != NULL,
          "the model runs 5_3x5,7x2,4x4 (complex double) as one whole-vector launch");
   free(b);
 
   ts_case(&c, KRONBLAS_R_64F, KRONBLAS_SIDE_LEFT, KRONBLAS_OP_N, KRONBLAS_OP_N, 3, 1, pbig, qbig);
-  mark = ts_size(ts_log);
-  tc_run(&c);
-  b = ts_log_since(mark);
+  b = ts_run_log(&c);
   tap_ok(b != NULL && strstr(b, "cuda plan step") != NULL && strstr(b, "kernel -4") == NULL,
          "and a 40000-element double vector on another kernel");
   free(b);

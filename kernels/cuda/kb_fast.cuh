@@ -113,6 +113,34 @@ __device__ __forceinline__ void kb_fast_mac(const T *__restrict__ Xs, const T *_
   }
 }
 
+// A thread's register tile into shared rows: output ee = l*NS + s of
+// vector row mg*RM + im goes to dst[row*LD + pos(ee)], V elements at a
+// time, pos = kb_shift<R, V> where SHIFT (the layout the multiply reads),
+// else the identity.  ZERO clears the accumulators on the way (the next
+// fused factor accumulates into them).
+template <typename T, typename VT, int V, int NS, int RM, int RK, int RQ, int LD, int R, bool SHIFT, bool ZERO,
+          typename A>
+__device__ __forceinline__ void kb_fast_tile_to_smem(A &acc, T *dst, int sg, int qg, int mg)
+{
+#pragma unroll
+  for (int im = 0; im < RM; im++)
+#pragma unroll
+    for (int j = 0; j < RQ; j++)
+#pragma unroll
+      for (int i0 = 0; i0 < RK; i0 += V) {
+        VT w;
+        T *ws = reinterpret_cast<T *>(&w);
+#pragma unroll
+        for (int e = 0; e < V; e++) {
+          ws[e] = acc[im][i0 + e][j];
+          if constexpr (ZERO)
+            acc[im][i0 + e][j] = T(0);
+        }
+        const int ee = (qg * RQ + j) * NS + sg * RK + i0;
+        *reinterpret_cast<VT *>(dst + (mg * RM + im) * LD + (SHIFT ? kb_shift<R, V>(ee) : ee)) = w;
+      }
+}
+
 // cp.async (sm_80+): global to shared without registers, so that a
 // block's next tile is in flight while it multiplies the current one.  A
 // source size of 0 fills zeros (vectors past m).
@@ -337,20 +365,7 @@ kb_fast_kernel(const kb_fast_args<T> a)
     constexpr int NSQ = S::NSQ, LD = S::LDM, MG = S::MG;
     const int64_t slab = tile % nslab, rb = (tile / nslab) % nrb, b = tile / (nslab * nrb);
     __syncthreads();   // every thread is done reading this stage
-#pragma unroll
-    for (int im = 0; im < RM; im++)
-#pragma unroll
-      for (int j = 0; j < RQ; j++)
-#pragma unroll
-        for (int i0 = 0; i0 < RK; i0 += V) {
-          VT w;
-          T *ws = reinterpret_cast<T *>(&w);
-#pragma unroll
-          for (int e = 0; e < V; e++)
-            ws[e] = acc[im][i0 + e][j];
-          const int ee = (qg * RQ + j) * NS + sg * RK + i0;
-          *reinterpret_cast<VT *>(Ys + (mg * RM + im) * LD + ee) = w;
-        }
+    kb_fast_tile_to_smem<T, VT, V, NS, RM, RK, RQ, LD, R, false, false>(acc, Ys, sg, qg, mg);
     __syncthreads();
     T *const ob = a.out + b * a.out_bs;
     const bool axpby = a.epilogue == KB_EPI_AXPBY && !bzero;
@@ -420,22 +435,7 @@ kb_fast_kernel(const kb_fast_args<T> a)
         // The slab's next state: output l*NS + s of this factor, stored in
         // the shifted layout the next multiply reads.
         __syncthreads();
-#pragma unroll
-        for (int im = 0; im < RM; im++)
-#pragma unroll
-          for (int j = 0; j < RQ; j++)
-#pragma unroll
-            for (int i0 = 0; i0 < RK; i0 += V) {
-              VT w;
-              T *ws = reinterpret_cast<T *>(&w);
-#pragma unroll
-              for (int e = 0; e < V; e++) {
-                ws[e] = acc[im][i0 + e][j];
-                acc[im][i0 + e][j] = T(0);
-              }
-              const int ee = (qg * RQ + j) * NS + sg * RK + i0;
-              *reinterpret_cast<VT *>(Xs + (mg * RM + im) * SLAB + kb_shift<R, V>(ee)) = w;
-            }
+        kb_fast_tile_to_smem<T, VT, V, NS, RM, RK, RQ, SLAB, R, true, true>(acc, Xs, sg, qg, mg);
         __syncthreads();
         kb_fast_mac<T, V, Q, TP, NS, RM, RK, RQ, XU>(Xs, Fs + f * P * Q, acc, sg, qg, mg);
       }
