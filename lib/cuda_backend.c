@@ -386,7 +386,7 @@ static kronblasStatus_t kb_cuda_gekmm(struct kronblasContext *h, const kb_proble
    * planned again without the column plan. */
   rn.col = rn.nsteps > 0 && steps[0].kernel == KB_KERNEL_CUBLAS_COL;
   if (rn.col && !kb_cuda_col_usable(pb, h->kernel_policy)) {
-    rn.nsteps = kb_cuda_plan_sliced(pb, h->kernel_policy, cs->nsm, steps);
+    rn.nsteps = kb_cuda_plan_sliced(pb, h->kernel_policy, cs->nsm, steps, NULL);
     rn.col = 0;
   }
   rn.stream = h->stream;

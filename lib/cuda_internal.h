@@ -53,8 +53,9 @@ typedef struct {
  * steps has room for nfactors entries.  nsm: multiprocessors of the
  * device.  Returns the number of launches. */
 int64_t kb_cuda_plan(const kb_problem_t *pb, int policy, int nsm, kb_cuda_pstep_t *steps);
-/* The model's split alone, never the column plan. */
-int64_t kb_cuda_plan_sliced(const kb_problem_t *pb, int policy, int nsm, kb_cuda_pstep_t *steps);
+/* The model's split alone, never the column plan; *total (if total) its
+ * modelled seconds. */
+int64_t kb_cuda_plan_sliced(const kb_problem_t *pb, int policy, int nsm, kb_cuda_pstep_t *steps, double *total);
 
 /* The split alone (no column plan) with another cost: seconds of one
  * launch at factor i (input length K) applying nf factors with a fast

@@ -375,24 +375,21 @@ static double kb_col_cost(const kb_problem_t *pb)
   return t;
 }
 
-int64_t kb_cuda_plan_sliced(const kb_problem_t *pb, int policy, int nsm, kb_cuda_pstep_t *steps)
+int64_t kb_cuda_plan_sliced(const kb_problem_t *pb, int policy, int nsm, kb_cuda_pstep_t *steps, double *total)
 {
   kb_model_ctx_t mc;
   mc.pb = pb;
   mc.nsm = nsm;
-  return kb_cuda_plan_with(pb, policy, kb_model_cost, &mc, steps, NULL);
+  return kb_cuda_plan_with(pb, policy, kb_model_cost, &mc, steps, total);
 }
 
 int64_t kb_cuda_plan(const kb_problem_t *pb, int policy, int nsm, kb_cuda_pstep_t *steps)
 {
-  kb_model_ctx_t mc;
   double sliced = 0, col;
   int64_t ns;
-  mc.pb = pb;
-  mc.nsm = nsm;
   if (kb_cuda_col_usable(pb, policy) && policy == KRONBLAS_KERNELS_CUBLAS)
     return kb_cuda_col_steps(pb, steps);
-  ns = kb_cuda_plan_with(pb, policy, kb_model_cost, &mc, steps, &sliced);
+  ns = kb_cuda_plan_sliced(pb, policy, nsm, steps, &sliced);
   if (kb_cuda_col_usable(pb, policy)) {
     col = kb_col_cost(pb);
     if (kb_env()->log_level >= KB_LOG_DEBUG)
