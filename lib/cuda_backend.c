@@ -329,6 +329,8 @@ static kronblasStatus_t kb_cuda_run_chunk(const kb_cuda_run_t *rn, int64_t b0, i
     st.dev_scalars = dev;
     st.beta_zero = pb->beta_is_zero;
     st.kernel = ps->kernel;
+    if (ps->kernel == KB_KERNEL_CUBLAS_NAT)
+      st.post = kb_cuda_nat_post(pb, ps->i_hi);
     err = (cudaError_t)kb_cuda_step(rn->cs, &st, rn->stream);
     if (err != cudaSuccess)
       return kb_cuda_status(err, "sliced-multiply launch");
@@ -380,12 +382,14 @@ static kronblasStatus_t kb_cuda_gekmm(struct kronblasContext *h, const kb_proble
   } else {
     rn.nsteps = kb_cuda_model_plan(h, pb, steps);
   }
-  /* X and Y contiguous along m (RIGHT/N): the planners may have chosen
-   * GEMMs in the column layout.  Plans are kept per key, which leaves out
-   * the leading dimensions: one that no longer fits cuBLAS' int is
-   * planned again without the column plan. */
+  /* The planners may have chosen GEMMs in the column layout (X and Y
+   * contiguous along m, RIGHT/N) or in natural order (the tuner, X and Y
+   * along K/L).  Plans are kept per key, which leaves out the leading
+   * dimensions: one that no longer fits cuBLAS' int is planned again
+   * without them. */
   rn.col = rn.nsteps > 0 && steps[0].kernel == KB_KERNEL_CUBLAS_COL;
-  if (rn.col && !kb_cuda_col_usable(pb, h->kernel_policy)) {
+  if ((rn.col && !kb_cuda_col_usable(pb, h->kernel_policy)) ||
+      (rn.nsteps > 0 && steps[0].kernel == KB_KERNEL_CUBLAS_NAT && !kb_cuda_nat_usable(pb, h->kernel_policy))) {
     rn.nsteps = kb_cuda_plan_sliced(pb, h->kernel_policy, cs->nsm, steps, NULL);
     rn.col = 0;
   }

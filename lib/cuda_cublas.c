@@ -79,6 +79,59 @@ int64_t kb_cuda_col_steps(const kb_problem_t *pb, kb_cuda_pstep_t *steps)
   return pb->nfactors;
 }
 
+int kb_cuda_nat_usable(const kb_problem_t *pb, int policy)
+{
+  int64_t i, K = pb->K;
+  if (pb->type != KRONBLAS_R_32F && pb->type != KRONBLAS_R_64F)
+    return 0;
+  if (pb->pointer_mode != KRONBLAS_POINTER_MODE_HOST || pb->xs_k != 1 || pb->ys_l != 1)
+    return 0;
+  if (policy != KRONBLAS_KERNELS_ALL && policy != KRONBLAS_KERNELS_CUBLAS)
+    return 0;
+  if (pb->m > INT_MAX || pb->xs_m > INT_MAX || pb->ys_m > INT_MAX)
+    return 0;
+  /* every GEMM dimension, count and leading dimension (a whole vector at
+   * most) fits cuBLAS' int */
+  for (i = pb->nfactors - 1; i >= 0; i--) {
+    const int64_t Kn = K / pb->p[i] * pb->q[i];
+    if (K > INT_MAX || Kn > INT_MAX || pb->m > INT_MAX / (K > Kn ? K : Kn))
+      return 0;
+    K = Kn;
+  }
+  return 1;
+}
+
+int64_t kb_cuda_nat_steps(const kb_problem_t *pb, kb_cuda_pstep_t *steps)
+{
+  int64_t i;
+  for (i = 0; i < pb->nfactors; i++) {
+    steps[i].i_hi = pb->nfactors - 1 - i;
+    steps[i].nf = 1;
+    steps[i].kernel = KB_KERNEL_CUBLAS_NAT;
+  }
+  return pb->nfactors;
+}
+
+int64_t kb_cuda_nat_post(const kb_problem_t *pb, int64_t i)
+{
+  int64_t post = 1, j;
+  for (j = i + 1; j < pb->nfactors; j++)
+    post *= pb->q[j];
+  return post;
+}
+
+/* The step's alpha and beta as cuBLAS takes them (host scalars). */
+static void kb_cuda_cublas_scalars(const kb_cuda_step_t *st, void *al, void *be)
+{
+  if (st->type == KRONBLAS_R_32F) {
+    *(float *)al = st->epilogue == KB_EPI_NONE ? 1.0f : *(const float *)st->alpha;
+    *(float *)be = st->epilogue == KB_EPI_AXPBY && !st->beta_zero ? *(const float *)st->beta : 0.0f;
+  } else {
+    *(double *)al = st->epilogue == KB_EPI_NONE ? 1.0 : *(const double *)st->alpha;
+    *(double *)be = st->epilogue == KB_EPI_AXPBY && !st->beta_zero ? *(const double *)st->beta : 0.0;
+  }
+}
+
 /* One strided-batched GEMM per batch entry of the step,
  *     C_j (M x q) = op(A_j) (M x p) * B (p x q),   j < count,
  * A_j = in + j*strideA (lda), C_j = out + j*strideC (ldc), B[k,l] = the
@@ -102,13 +155,7 @@ static int kb_cuda_cublas_gemms(kb_cuda_state_t *cs, const kb_cuda_step_t *st, v
     return (int)cudaErrorInvalidValue;
   if (kb_cuda_cublas_ready(cs, stream) != 0)
     return (int)cudaErrorInitializationError;
-  if (st->type == KRONBLAS_R_32F) {
-    al.f = st->epilogue == KB_EPI_NONE ? 1.0f : *(const float *)st->alpha;
-    be.f = st->epilogue == KB_EPI_AXPBY && !st->beta_zero ? *(const float *)st->beta : 0.0f;
-  } else {
-    al.d = st->epilogue == KB_EPI_NONE ? 1.0 : *(const double *)st->alpha;
-    be.d = st->epilogue == KB_EPI_AXPBY && !st->beta_zero ? *(const double *)st->beta : 0.0;
-  }
+  kb_cuda_cublas_scalars(st, &al, &be);
   for (b = 0; b < st->batch; b++) {
     const char *in = (const char *)st->in + (ptrdiff_t)(b * st->in_bs) * (ptrdiff_t)esz;
     const char *F = (const char *)st->F[0] + (ptrdiff_t)(b * st->f_bs[0]) * (ptrdiff_t)esz;
@@ -129,6 +176,79 @@ static int kb_cuda_cublas_gemms(kb_cuda_state_t *cs, const kb_cuda_step_t *st, v
     }
   }
   return (int)cudaGetLastError();
+}
+
+/* The fastest digit in natural order (post == 1): the factor on the left,
+ *     C_r (q x pre) = A (q x p) * in_r (p x pre),   r < count,
+ * in_r = in + r*in_rs (ld p), C_r = out + r*out_rs (ld q), A[l,k] = the
+ * factor (op N when it runs along l, T when along k); one GEMM when the
+ * rows are contiguous (count 1, pre * m columns). */
+static int kb_cuda_cublas_factor_left(kb_cuda_state_t *cs, const kb_cuda_step_t *st, void *stream, int64_t pre)
+{
+  const size_t esz = st->type == KRONBLAS_R_32F ? 4 : 8;
+  const int64_t p = st->p[0], q = st->q[0];
+  const int fl = st->fs_l[0] == 1 && st->fs_k[0] >= q;
+  const cublasOperation_t ta = fl ? CUBLAS_OP_N : CUBLAS_OP_T;
+  const int64_t lda = fl ? st->fs_k[0] : st->fs_l[0];
+  const int merge = st->in_rs == p * pre && st->out_rs == q * pre;
+  const int64_t N = merge ? pre * st->m : pre, count = merge ? 1 : st->m;
+  cublasStatus_t cs_st;
+  int64_t b;
+  union { float f; double d; } al, be;
+
+  if (N > INT_MAX || lda > INT_MAX || count > INT_MAX)
+    return (int)cudaErrorInvalidValue;
+  if (kb_cuda_cublas_ready(cs, stream) != 0)
+    return (int)cudaErrorInitializationError;
+  kb_cuda_cublas_scalars(st, &al, &be);
+  for (b = 0; b < st->batch; b++) {
+    const char *in = (const char *)st->in + (ptrdiff_t)(b * st->in_bs) * (ptrdiff_t)esz;
+    const char *F = (const char *)st->F[0] + (ptrdiff_t)(b * st->f_bs[0]) * (ptrdiff_t)esz;
+    char *out = (char *)st->out + (ptrdiff_t)(b * st->out_bs) * (ptrdiff_t)esz;
+    if (st->type == KRONBLAS_R_32F)
+      cs_st = cublasSgemmStridedBatched((cublasHandle_t)cs->cublas, ta, CUBLAS_OP_N, (int)q, (int)N, (int)p,
+                                        &al.f, (const float *)F, (int)lda, 0, (const float *)in, (int)p,
+                                        st->in_rs, &be.f, (float *)out, (int)q, st->out_rs, (int)count);
+    else
+      cs_st = cublasDgemmStridedBatched((cublasHandle_t)cs->cublas, ta, CUBLAS_OP_N, (int)q, (int)N, (int)p,
+                                        &al.d, (const double *)F, (int)lda, 0, (const double *)in, (int)p,
+                                        st->in_rs, &be.d, (double *)out, (int)q, st->out_rs, (int)count);
+    if (cs_st != CUBLAS_STATUS_SUCCESS) {
+      kb_log(KB_LOG_ERROR, "cuBLAS step failed: status %d", (int)cs_st);
+      return (int)cudaErrorLaunchFailure;
+    }
+  }
+  return (int)cudaGetLastError();
+}
+
+/* A natural-order step (KB_KERNEL_CUBLAS_NAT): vector r is (pre, p, post)
+ * with post the digits after this one, already produced; out_r is (pre, q,
+ * post).  post == 1: the factor on the left (above).  Otherwise, for each
+ * (r, a < pre): C (post x q) = in (post x p) * B, B[k,l] = A[l,k], a batch
+ * over a (over r and a together where the rows are contiguous, else one
+ * batch per row). */
+static int kb_cuda_cublas_nat_step(kb_cuda_state_t *cs, const kb_cuda_step_t *st, void *stream)
+{
+  const int64_t p = st->p[0], q = st->q[0], post = st->post;
+  const size_t esz = st->type == KRONBLAS_R_32F ? 4 : 8;
+  int64_t pre, r;
+  kb_cuda_step_t row;
+  int err = (int)cudaSuccess;
+  if (st->in_is != 1 || st->out_is != 1 || st->nf != 1 || st->dev_scalars || post < 1 ||
+      st->K % (p * post) != 0)
+    return (int)cudaErrorInvalidValue;
+  pre = st->K / (p * post);
+  if (post == 1)
+    return kb_cuda_cublas_factor_left(cs, st, stream, pre);
+  if (st->in_rs == pre * p * post && st->out_rs == pre * q * post)
+    return kb_cuda_cublas_gemms(cs, st, stream, CUBLAS_OP_N, post, post, p * post, post, q * post, pre * st->m);
+  row = *st;
+  for (r = 0; r < st->m && err == (int)cudaSuccess; r++) {
+    row.in = (const char *)st->in + (ptrdiff_t)(r * st->in_rs) * (ptrdiff_t)esz;
+    row.out = (char *)st->out + (ptrdiff_t)(r * st->out_rs) * (ptrdiff_t)esz;
+    err = kb_cuda_cublas_gemms(cs, &row, stream, CUBLAS_OP_N, post, post, p * post, post, q * post, pre);
+  }
+  return err;
 }
 
 /* Vectors contiguous along k (the file's header): vector r's slices are
@@ -167,6 +287,8 @@ int kb_cuda_step(kb_cuda_state_t *cs, const kb_cuda_step_t *st, void *stream)
     return kb_cuda_cublas_step(cs, st, stream);
   if (st->kernel == KB_KERNEL_CUBLAS_COL)
     return kb_cuda_cublas_col_step(cs, st, stream);
+  if (st->kernel == KB_KERNEL_CUBLAS_NAT)
+    return kb_cuda_cublas_nat_step(cs, st, stream);
   return kb_cuda_launch_step(st, stream);
 }
 

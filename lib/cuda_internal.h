@@ -30,6 +30,11 @@ int kb_cuda_cublas_usable(const kb_problem_t *pb, int64_t p, int64_t q, int64_t 
  * Y all contiguous along m, one strided-batched GEMM per factor.  A host
  * code kind next to KB_KERNEL_GENERIC and KB_KERNEL_CUBLAS. */
 #define KB_KERNEL_CUBLAS_COL (-3)
+/* A step of the natural-order plan (lib/cuda_cublas.c): X, the
+ * intermediates and Y contiguous along K/L with the digits in their
+ * natural order, one cuBLAS GEMM (or batch of GEMMs) per factor, as the
+ * per-factor GEMM baseline does.  (-4 is KB_KERNEL_SMALL.) */
+#define KB_KERNEL_CUBLAS_NAT (-5)
 void kb_cuda_cublas_fini(kb_cuda_state_t *cs);
 
 /* Workspace for up to want batch entries of per bytes each: the user's
@@ -75,6 +80,13 @@ int64_t kb_cuda_plan_with(const kb_problem_t *pb, int policy, kb_cuda_cost_fn co
  * and then all its steps are. */
 int kb_cuda_col_usable(const kb_problem_t *pb, int policy);
 int64_t kb_cuda_col_steps(const kb_problem_t *pb, kb_cuda_pstep_t *steps);
+/* The natural-order plan (KB_KERNEL_CUBLAS_NAT, every step one): whether pb
+ * may run it (real type, host scalars, X along K and Y along L, policy ALL
+ * or CUBLAS, sizes in cuBLAS' int), and its steps (one per factor, last
+ * first).  kb_cuda_nat_post: the step's post for factor i. */
+int kb_cuda_nat_usable(const kb_problem_t *pb, int policy);
+int64_t kb_cuda_nat_steps(const kb_problem_t *pb, kb_cuda_pstep_t *steps);
+int64_t kb_cuda_nat_post(const kb_problem_t *pb, int64_t i);
 
 /* Measured planning (seed, Section 4.3): every usable launch at every
  * factor position is timed with CUDA events on the handle's stream, on

@@ -256,6 +256,8 @@ static double kb_tune_cost(void *ctxv, int64_t i, int64_t K, int kernel, int nf)
     st.out_rs = 1;
     st.out_is = pb->m;
   }
+  if (kernel == KB_KERNEL_CUBLAS_NAT)
+    st.post = kb_cuda_nat_post(pb, i);
   if (kernel == KB_KERNEL_CUBLAS_COL) {
     /* A column-plan step: everything contiguous along m. */
     st.in_rs = 1;
@@ -286,7 +288,8 @@ static double kb_tune_cost(void *ctxv, int64_t i, int64_t K, int kernel, int nf)
   kb_log(KB_LOG_INFO, "tune: factors %lld..%lld K=%lld %s %d (%d threads, %d blocks/SM): %.4f ms", (long long)i,
          (long long)(i - st.nf + 1), (long long)K,
          kernel == KB_KERNEL_GENERIC ? "generic" : kernel == KB_KERNEL_CUBLAS ? "cublas" :
-         kernel == KB_KERNEL_CUBLAS_COL ? "cublas_col" : kernel == KB_KERNEL_SMALL ? "small" : "config", kernel,
+         kernel == KB_KERNEL_CUBLAS_COL ? "cublas_col" : kernel == KB_KERNEL_CUBLAS_NAT ? "cublas_nat" :
+         kernel == KB_KERNEL_SMALL ? "small" : "config", kernel,
          kernel >= 0 ? cfg[kernel].threads : 0, kernel >= 0 ? cfg[kernel].occupancy : 0, ms / KB_TUNE_REPS);
   return ms / KB_TUNE_REPS * 1e-3;
 }
@@ -353,6 +356,20 @@ kronblasStatus_t kb_cuda_tune(struct kronblasContext *h, const kb_problem_t *pb,
       if (tc.st == KRONBLAS_STATUS_SUCCESS && col < sliced)
         *nsteps = kb_cuda_col_steps(pb, steps);
     }
+    if (kb_cuda_nat_usable(pb, h->kernel_policy)) {
+      /* The natural-order GEMMs (the per-factor GEMM baseline's way), a
+       * GEMM at a time; not in the model, which cannot tell them from the
+       * rotated ones (each wins somewhere by 10-15%). */
+      double nat = 0;
+      int64_t K = pb->K;
+      for (i = pb->nfactors - 1; i >= 0 && tc.st == KRONBLAS_STATUS_SUCCESS; i--) {
+        nat += kb_tune_cost(&tc, i, K, KB_KERNEL_CUBLAS_NAT, 1);
+        K = K / pb->p[i] * pb->q[i];
+      }
+      kb_log(KB_LOG_INFO, "tune: natural-order GEMMs %.4f ms, sliced %.4f ms", nat * 1e3, sliced * 1e3);
+      if (tc.st == KRONBLAS_STATUS_SUCCESS && nat < sliced)
+        *nsteps = kb_cuda_nat_steps(pb, steps);
+    }
   }
   cudaEventDestroy(tc.ev0);
   cudaEventDestroy(tc.ev1);
@@ -371,7 +388,8 @@ kronblasStatus_t kb_cuda_tune(struct kronblasContext *h, const kb_problem_t *pb,
  * Plan: one word per launch, in launch order, "i_hi:nf:kernel" with kernel
  * "generic", "cublas", "small:F" (the whole-vector kernel, F == nf),
  * "cublas_col" (a step of the column plan: then every step is one, one
- * factor each, and the key's X and Y run along m) or a
+ * factor each, and the key's X and Y run along m), "cublas_nat" (a step of
+ * the natural-order plan: likewise, X and Y along K/L) or a
  * fast configuration as kb_cuda_cfg_format names it.  A plan read back is checked against its key as strictly as the
  * planner builds one, so a file cannot make a launch the kernels do not
  * support. */
@@ -449,6 +467,8 @@ void kb_cuda_wisdom_each(struct kronblasContext *h,
         strcpy(word, "cublas");
       else if (s->kernel == KB_KERNEL_CUBLAS_COL)
         strcpy(word, "cublas_col");
+      else if (s->kernel == KB_KERNEL_CUBLAS_NAT)
+        strcpy(word, "cublas_nat");
       else if (s->kernel < 0 || s->kernel >= ncfg || kb_cuda_cfg_format(&cfg[s->kernel], word, (int)sizeof word) < 0)
         ok = 0;
       if (ok)
@@ -555,6 +575,7 @@ kronblasStatus_t kb_cuda_wisdom_add(struct kronblasContext *h, const char *keys,
   pb.pointer_mode = k.devptr ? KRONBLAS_POINTER_MODE_DEVICE : KRONBLAS_POINTER_MODE_HOST;
   pb.ys_l = k.y_contig ? 1 : 2;
   pb.xs_k = k.contig ? 1 : 2;
+  pb.xs_m = k.contig ? Kin[n - 1] : 1;
   pb.m = k.m;
   pb.nfactors = n;
   pb.p = k.p;
@@ -601,6 +622,11 @@ kronblasStatus_t kb_cuda_wisdom_add(struct kronblasContext *h, const char *keys,
       }
       if (kb_cuda_small_geom(k.type, k.m, 1, Kin[ih], (int)nf, pf, qf, &g) != 0)
         goto bad;
+    } else if (strcmp(word, "cublas_nat") == 0) {
+      /* The whole plan is the natural-order plan (checked below). */
+      kern = KB_KERNEL_CUBLAS_NAT;
+      if (nf != 1 || !kb_cuda_nat_usable(&pb, k.policy))
+        goto bad;
     } else if (strcmp(word, "cublas_col") == 0) {
       /* The whole plan is the column plan (checked below). */
       kern = KB_KERNEL_CUBLAS_COL;
@@ -641,7 +667,8 @@ kronblasStatus_t kb_cuda_wisdom_add(struct kronblasContext *h, const char *keys,
   if (*s != '\0')
     goto bad;
   for (j = 0; j < nsteps; j++)
-    if ((steps[j].kernel == KB_KERNEL_CUBLAS_COL) != (steps[0].kernel == KB_KERNEL_CUBLAS_COL))
+    if ((steps[j].kernel == KB_KERNEL_CUBLAS_COL) != (steps[0].kernel == KB_KERNEL_CUBLAS_COL) ||
+        (steps[j].kernel == KB_KERNEL_CUBLAS_NAT) != (steps[0].kernel == KB_KERNEL_CUBLAS_NAT))
       goto bad;
   st = kb_plan_store(&cs->plans, &k, steps, nsteps) ? KRONBLAS_STATUS_SUCCESS : KRONBLAS_STATUS_ALLOC_FAILED;
   goto out;

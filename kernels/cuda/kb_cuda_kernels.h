@@ -68,6 +68,9 @@ typedef struct {
   const void *alpha, *beta;
   int dev_scalars;
   int beta_zero;                     /* host mode: beta == 0 */
+  int64_t post;                      /* natural-order cuBLAS steps (host code,
+                                        lib/cuda_cublas.c): elements of the digits
+                                        after this step's, already produced */
   int kernel;                        /* KB_KERNEL_GENERIC, KB_KERNEL_CUBLAS (host
                                         code, lib/cuda_cublas.c) or a fast
                                         configuration's index */

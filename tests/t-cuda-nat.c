@@ -1,0 +1,93 @@
+/* t-cuda-nat.c - the natural-order cuBLAS plan (KB_KERNEL_CUBLAS_NAT,
+ * lib/cuda_cublas.c: X, the intermediates and Y contiguous along K/L with
+ * their digits in natural order, one GEMM or batch of GEMMs per factor)
+ * against the CPU backend: forced through wisdom files ("cublas_nat" words)
+ * on odd and distinct shapes, float and double, both factor layouts,
+ * padded leading dimensions (one batch per row) and contiguous rows (rows
+ * merged into one batch), strided batches, beta = 0 over a NaN Y; the words
+ * that cannot be one are refused on import; the tuner times the plan.
+ * SKIPs without a CUDA device. */
+#include "t-cuda-util.c"
+#include "t-cuda-force.c"
+
+static const int64_t pA[] = { 3, 4 }, qA[] = { 5, 4 }, pB[] = { 16, 2, 7 }, qB[] = { 9, 3, 7 };
+static const int64_t pC[] = { 1, 6, 2, 3 }, qC[] = { 4, 6, 1, 3 };
+
+static void forced(void)
+{
+  static const struct {
+    int64_t n;
+    const int64_t *p, *q;
+    const char *plan;
+  } sh[] = {
+    { 2, pA, qA, "1:1:cublas_nat 0:1:cublas_nat" },
+    { 3, pB, qB, "2:1:cublas_nat 1:1:cublas_nat 0:1:cublas_nat" },
+    { 4, pC, qC, "3:1:cublas_nat 2:1:cublas_nat 1:1:cublas_nat 0:1:cublas_nat" },
+  };
+  size_t s;
+  int rep;
+  for (s = 0; s < sizeof sh / sizeof sh[0]; s++)
+    for (rep = 0; rep < 4; rep++) {
+      tc_case_t c;
+      int64_t i;
+      /* LEFT with X not transposed: X and Y contiguous along K/L */
+      tc_case_init(&c, rep % 2 ? KRONBLAS_R_64F : KRONBLAS_R_32F, KRONBLAS_SIDE_LEFT, KRONBLAS_OP_N,
+                   (int)tc_range(0, 2), tc_range(1, 40), sh[s].n, sh[s].p, sh[s].q);
+      c.variant = (int)tc_range(0, 3);
+      if (c.variant >= TC_SB) {
+        c.batch = tc_range(1, 3);
+        c.sX = c.sY = -1;
+        for (i = 0; i < sh[s].n; i++) c.sF[i] = tc_range(0, 1) ? -1 : 0;
+      }
+      if (rep == 1) c.beta[0] = c.beta[1] = 0;
+      if (rep >= 2) {
+        /* contiguous rows: the merged batches */
+        c.ldx = tc_K(&c);
+        c.ldy = tc_L(&c);
+      }
+      ts_forced(&c, sh[s].plan);
+    }
+}
+
+static void bad_words(void)
+{
+  static const ts_bad_t bad[] = {
+    { "t0 xk0 yl1 dp0 pol0 m3 3x5,4x4", "1:1:cublas_nat 0:1:cublas_nat", "X along m" },
+    { "t0 xk1 yl0 dp0 pol0 m3 3x5,4x4", "1:1:cublas_nat 0:1:cublas_nat", "Y along m" },
+    { "t0 xk1 yl1 dp1 pol0 m3 3x5,4x4", "1:1:cublas_nat 0:1:cublas_nat", "device pointer mode" },
+    { "t3 xk1 yl1 dp0 pol0 m3 3x5,4x4", "1:1:cublas_nat 0:1:cublas_nat", "complex" },
+    { "t0 xk1 yl1 dp0 pol2 m3 3x5,4x4", "1:1:cublas_nat 0:1:cublas_nat", "GENERIC policy" },
+    { "t0 xk1 yl1 dp0 pol0 m3 3x5,4x4", "1:1:cublas_nat 0:1:cublas", "mixed with a rotated cuBLAS step" },
+    { "t0 xk1 yl1 dp0 pol0 m3 3x5,4x4", "1:1:cublas_col 0:1:cublas_nat", "mixed with a column step" },
+    { "t0 xk1 yl1 dp0 pol0 m3 3x5,4x4", "1:2:cublas_nat", "two factors in one step" },
+  };
+  ts_refused(bad, sizeof bad / sizeof bad[0]);
+  tap_ok(ts_import("t1 xk1 yl1 dp0 pol3 m3 3x5,4x4", "1:1:cublas_nat 0:1:cublas_nat"),
+         "and takes it under the CUBLAS policy");
+  kronblasForgetWisdom(tc_gpu);
+}
+
+/* The tuner times the plan (its log line) and what it keeps is right. */
+static void tuned(void)
+{
+  static const int64_t p64[] = { 64, 64 };
+  tc_case_t c;
+  char *b;
+  tc_case_init(&c, KRONBLAS_R_32F, KRONBLAS_SIDE_LEFT, KRONBLAS_OP_N, KRONBLAS_OP_N, 16, 2, p64, p64);
+  c.tune = 1;
+  b = ts_run_log(&c);
+  tap_ok(b != NULL && strstr(b, "tune: natural-order GEMMs") != NULL && strstr(b, "cublas_nat") != NULL,
+         "the tuner times the natural-order GEMMs (16_64x64^2 float)");
+  free(b);
+  kronblasForgetWisdom(tc_gpu);
+}
+
+int main(void)
+{
+  ts_setup("t-cuda-nat");
+  forced();
+  bad_words();
+  tuned();
+  ts_teardown();
+  return tap_done();
+}
