@@ -354,6 +354,19 @@ static double kb_cpu_group_cost(const kb_cpu_model_t *M, int hi, int lo, int64_t
       ln = ln / pb->p[i] * pb->q[i];
       if (i == hi)
         best += fl / vl / KB_EFF_D0;
+      else if (loc > M->l1 && M->x_dram)
+        /* chunks in L2 of a row of X from DRAM: the later factors run at
+         * the L1 rate, without KB_EFF_D0_LATER (long chunks stream in
+         * whole, their lanes are long contiguous runs).  At the L2 rate
+         * the model split 16_32x32^4 into 2 + 2 factors where 3 + 1
+         * (chunks of 32768) is faster; minima of interleaved runs, one
+         * thread: float 43.2 -> 40.4 ms, double 86.2 -> 78.6; likewise
+         * 16_16x16^5 float 4 + 1 (38.7 -> 36.9), 16_8x8^6 double 5 + 1
+         * (16.6 -> 15.4).  Rows that fit L2 (read ahead) keep the L2
+         * rate: the one-group plans it would give them measured slower
+         * (1024_16x16^4 float 115 ms against 106, 1024_8x8^5 and
+         * 1024_32x32^3 double 1-2%). */
+        best += fl / vl / kb_eff_l1[nv];
       else
         best += fl / vl / KB_EFF_D0_LATER /
                 (loc <= M->l1 ? kb_eff_l1[nv] : kb_eff_l2_p((int)nv, pb->p[i]));
