@@ -373,6 +373,27 @@ static void kb_t_issue_prob(kb_rng_t *r, const kb_t_shape_t *S, kronblasDataType
   P->pad = kb_rng_range(r, 0, 1) * kb_rng_range(r, 1, 5);
 }
 
+/* A fixed problem: LEFT, X not transposed, n equal p x p factors, one
+ * batch entry, the model's strategy, dimensions filled in. */
+static void kb_t_square_prob(kronblasDataType_t type, int64_t m, int64_t n, int64_t p, int nthreads, int alpha_one,
+                             int beta_zero, kb_t_prob_t *P)
+{
+  int64_t i;
+  memset(P, 0, sizeof *P);
+  P->type = type;
+  P->side = KRONBLAS_SIDE_LEFT;
+  P->m = m;
+  P->n = n;
+  for (i = 0; i < n; i++)
+    P->p[i] = P->q[i] = p;
+  P->batch = 1;
+  P->strategy = -1;
+  P->nthreads = nthreads;
+  P->alpha_one = alpha_one;
+  P->beta_zero = beta_zero;
+  kb_t_dims(P);
+}
+
 static double kb_t_now(void)
 {
   struct timespec t;
@@ -766,19 +787,7 @@ int main(void)
         snprintf(msg, sizeof msg, "\"%s\" \"%s\" refused", key, plan);
       }
       /* the handle runs that plan (nothing timed) and gets the right values */
-      memset(&P, 0, sizeof P);
-      P.type = KRONBLAS_R_32F;
-      P.side = KRONBLAS_SIDE_LEFT;
-      P.m = 6;
-      P.n = 3;
-      for (k = 0; k < 3; k++)
-        P.p[k] = P.q[k] = 8;
-      P.batch = 1;
-      P.strategy = -1;
-      P.nthreads = 1;
-      P.alpha_one = 1;
-      P.beta_zero = 1;
-      kb_t_dims(&P);
+      kb_t_square_prob(KRONBLAS_R_32F, 6, 3, 8, 1, 1, 1, &P);
       timed0 = kb_cpu_test_timed_count();
       if (ok && kb_t_run(h3, &P, kb_rng_next(&r), 1, NULL, NULL, why, sizeof why) != 0) {
         ok = 0;
@@ -976,19 +985,7 @@ int main(void)
         snprintf(msg, sizeof msg, "\"%s\" \"%s\" refused", key, plan);
       }
       /* the handle runs it: banded, nothing timed, right values (beta too) */
-      memset(&P, 0, sizeof P);
-      P.type = KRONBLAS_R_32F;
-      P.side = KRONBLAS_SIDE_LEFT;
-      P.m = 5;
-      P.n = 7;
-      for (k = 0; k < 7; k++)
-        P.p[k] = P.q[k] = 3;
-      P.batch = 1;
-      P.strategy = -1;
-      P.nthreads = 1;
-      P.alpha_one = 0;
-      P.beta_zero = 0;
-      kb_t_dims(&P);
+      kb_t_square_prob(KRONBLAS_R_32F, 5, 7, 3, 1, 0, 0, &P);
       timed0 = kb_cpu_test_timed_count();
       runs0 = kb_cpu_test_band_runs();
       if (ok && kb_t_run(h3, &P, kb_rng_next(&r), 1, NULL, NULL, why, sizeof why) != 0) {

@@ -168,24 +168,12 @@ int main(void)
     {
       kb_t_prob_t P;
       int nbad = 0, nrun = 0;
-      memset(&P, 0, sizeof P);
-      P.type = KRONBLAS_R_32F;
-      P.side = KRONBLAS_SIDE_LEFT;
-      P.m = 3;
-      P.n = 5;
-      for (i = 0; i < P.n; i++)
-        P.p[i] = P.q[i] = 3;
-      P.batch = 1;
-      P.strategy = -1;
-      P.nthreads = 1;
-      P.alpha_one = 1;
-      P.beta_zero = 0;
+      kb_t_square_prob(KRONBLAS_R_32F, 3, 5, 3, 1, 1, 0, &P);
       snprintf(key, sizeof key, "s %s xk yl m3 t1 3x3,3x3,3x3,3x3,3x3", vl_isa);
       snprintf(plan, sizeof plan, "rows split1 t1 4-4:%d,3-3:%d,2-2:%d,1-1:%d,0-0:%d", vl, vl, vl, vl, vl);
       ok = ops->wisdom_add(h, key, plan) == KRONBLAS_STATUS_SUCCESS;
       timed0 = kb_cpu_test_timed_count();
       first[0] = '\0';
-      kb_t_dims(&P);
       kronblasSetNumThreads(h, 1);
       if (ok)
         kb_t_one(h, &P, kb_rng_next(&r), 1, &nbad, &nrun, first, sizeof first);
@@ -222,7 +210,6 @@ int main(void)
       ok = ops->wisdom_add(h, ikey, iplan) == KRONBLAS_STATUS_SUCCESS;
       timed0 = kb_cpu_test_timed_count();
       first[0] = '\0';
-      kb_t_dims(&P);
       kronblasSetNumThreads(h, 1);
       if (ok)
         kb_t_one(h, &P, kb_rng_next(&r), 1, &nbad, &nrun, first, sizeof first);
@@ -388,19 +375,8 @@ int main(void)
     const long runs0 = kb_cpu_test_band_runs();
     int nbad = 0, nrun = 0, i;
     first[0] = '\0';
-    memset(&P, 0, sizeof P);
-    P.type = KRONBLAS_R_32F;
-    P.side = KRONBLAS_SIDE_LEFT;
+    kb_t_square_prob(KRONBLAS_R_32F, 9, 7, 3, 2, 1, 1, &P);
     P.tF = KRONBLAS_OP_T;
-    P.m = 9;
-    P.n = 7;
-    for (i = 0; i < P.n; i++)
-      P.p[i] = P.q[i] = 3;
-    P.batch = 1;
-    P.strategy = -1;
-    P.nthreads = 2;
-    P.alpha_one = 1;
-    P.beta_zero = 1;
     kb_t_tuned(h, &P, kb_rng_next(&r), 1, &nbad, &nrun, first, sizeof first);
     tap_ok(nbad == 0 && kb_cpu_test_band_runs() > runs0, "the tuner times banded plans (9_3x3^7 float: %ld "
            "banded runs) and its choice is right%s%s", kb_cpu_test_band_runs() - runs0, nbad ? ": " : "", first);
