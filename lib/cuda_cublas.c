@@ -68,13 +68,13 @@ int kb_cuda_col_usable(const kb_problem_t *pb, int policy)
   return 1;
 }
 
-int64_t kb_cuda_col_steps(const kb_problem_t *pb, kb_cuda_pstep_t *steps)
+int64_t kb_cuda_gemm_steps(const kb_problem_t *pb, int kernel, kb_cuda_pstep_t *steps)
 {
   int64_t i;
   for (i = 0; i < pb->nfactors; i++) {
     steps[i].i_hi = pb->nfactors - 1 - i;
     steps[i].nf = 1;
-    steps[i].kernel = KB_KERNEL_CUBLAS_COL;
+    steps[i].kernel = kernel;
   }
   return pb->nfactors;
 }
@@ -99,17 +99,6 @@ int kb_cuda_nat_usable(const kb_problem_t *pb, int policy)
     K = Kn;
   }
   return 1;
-}
-
-int64_t kb_cuda_nat_steps(const kb_problem_t *pb, kb_cuda_pstep_t *steps)
-{
-  int64_t i;
-  for (i = 0; i < pb->nfactors; i++) {
-    steps[i].i_hi = pb->nfactors - 1 - i;
-    steps[i].nf = 1;
-    steps[i].kernel = KB_KERNEL_CUBLAS_NAT;
-  }
-  return pb->nfactors;
 }
 
 int64_t kb_cuda_nat_post(const kb_problem_t *pb, int64_t i)

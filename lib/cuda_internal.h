@@ -74,19 +74,20 @@ int64_t kb_cuda_plan_with(const kb_problem_t *pb, int policy, kb_cuda_cost_fn co
 /* The column plan (X, the intermediates and Y contiguous along m: RIGHT/N;
  * one cuBLAS GEMM per factor, KB_KERNEL_CUBLAS_COL): whether pb may run it
  * under the kernel policy (real type, host scalars, leading dimensions in
- * cuBLAS' int), and its steps (one per factor, last first).  The planners
+ * cuBLAS' int); its steps come from kb_cuda_gemm_steps.  The planners
  * weigh it against the sliced plans (kb_cuda_plan, kb_cuda_tune); a plan
  * is a column plan when its first step's kernel is KB_KERNEL_CUBLAS_COL,
  * and then all its steps are. */
 int kb_cuda_col_usable(const kb_problem_t *pb, int policy);
-int64_t kb_cuda_col_steps(const kb_problem_t *pb, kb_cuda_pstep_t *steps);
 /* The natural-order plan (KB_KERNEL_CUBLAS_NAT, every step one): whether pb
  * may run it (real type, host scalars, X along K and Y along L, policy ALL
- * or CUBLAS, sizes in cuBLAS' int), and its steps (one per factor, last
- * first).  kb_cuda_nat_post: the step's post for factor i. */
+ * or CUBLAS, sizes in cuBLAS' int); kb_cuda_nat_post: the step's post for
+ * factor i. */
 int kb_cuda_nat_usable(const kb_problem_t *pb, int policy);
-int64_t kb_cuda_nat_steps(const kb_problem_t *pb, kb_cuda_pstep_t *steps);
 int64_t kb_cuda_nat_post(const kb_problem_t *pb, int64_t i);
+/* A plan of one GEMM step per factor, last first, all of kind kernel
+ * (KB_KERNEL_CUBLAS_COL or KB_KERNEL_CUBLAS_NAT); returns nfactors. */
+int64_t kb_cuda_gemm_steps(const kb_problem_t *pb, int kernel, kb_cuda_pstep_t *steps);
 
 /* Measured planning (seed, Section 4.3): every usable launch at every
  * factor position is timed with CUDA events on the handle's stream, on

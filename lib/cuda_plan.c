@@ -388,14 +388,14 @@ int64_t kb_cuda_plan(const kb_problem_t *pb, int policy, int nsm, kb_cuda_pstep_
   double sliced = 0, col;
   int64_t ns;
   if (kb_cuda_col_usable(pb, policy) && policy == KRONBLAS_KERNELS_CUBLAS)
-    return kb_cuda_col_steps(pb, steps);
+    return kb_cuda_gemm_steps(pb, KB_KERNEL_CUBLAS_COL, steps);
   ns = kb_cuda_plan_sliced(pb, policy, nsm, steps, &sliced);
   if (kb_cuda_col_usable(pb, policy)) {
     col = kb_col_cost(pb);
     if (kb_env()->log_level >= KB_LOG_DEBUG)
       kb_log(KB_LOG_DEBUG, "model: column plan %.4f ms, sliced %.4f ms", col * 1e3, sliced * 1e3);
     if (col < sliced)
-      return kb_cuda_col_steps(pb, steps);
+      return kb_cuda_gemm_steps(pb, KB_KERNEL_CUBLAS_COL, steps);
   }
   return ns;
 }

@@ -294,6 +294,23 @@ static double kb_tune_cost(void *ctxv, int64_t i, int64_t K, int kernel, int nf)
   return ms / KB_TUNE_REPS * 1e-3;
 }
 
+/* Times the plan of one GEMM step per factor of kind kernel and takes it
+ * (into steps, *nsteps) when it beats the split's measured time sliced. */
+static void kb_tune_gemm_plan(kb_tune_ctx_t *tc, int kernel, const char *what, double sliced,
+                              kb_cuda_pstep_t *steps, int64_t *nsteps)
+{
+  const kb_problem_t *pb = tc->pb;
+  double t = 0;
+  int64_t i, K = pb->K;
+  for (i = pb->nfactors - 1; i >= 0 && tc->st == KRONBLAS_STATUS_SUCCESS; i--) {
+    t += kb_tune_cost(tc, i, K, kernel, 1);
+    K = K / pb->p[i] * pb->q[i];
+  }
+  kb_log(KB_LOG_INFO, "tune: %s %.4f ms, sliced %.4f ms", what, t * 1e3, sliced * 1e3);
+  if (tc->st == KRONBLAS_STATUS_SUCCESS && t < sliced)
+    *nsteps = kb_cuda_gemm_steps(pb, kernel, steps);
+}
+
 kronblasStatus_t kb_cuda_tune(struct kronblasContext *h, const kb_problem_t *pb,
                               kb_cuda_pstep_t *steps, int64_t *nsteps)
 {
@@ -341,35 +358,18 @@ kronblasStatus_t kb_cuda_tune(struct kronblasContext *h, const kb_problem_t *pb,
     return KRONBLAS_STATUS_EXECUTION_FAILED;
   }
   if (kb_cuda_col_usable(pb, h->kernel_policy) && h->kernel_policy == KRONBLAS_KERNELS_CUBLAS) {
-    *nsteps = kb_cuda_col_steps(pb, steps);
+    *nsteps = kb_cuda_gemm_steps(pb, KB_KERNEL_CUBLAS_COL, steps);
   } else {
-    double sliced = 0, col = 0;
+    double sliced = 0;
     *nsteps = kb_cuda_plan_with(pb, h->kernel_policy, kb_tune_cost, &tc, steps, &sliced);
-    if (kb_cuda_col_usable(pb, h->kernel_policy)) {
-      /* The column plan, timed a GEMM at a time like the split's launches. */
-      int64_t K = pb->K;
-      for (i = pb->nfactors - 1; i >= 0 && tc.st == KRONBLAS_STATUS_SUCCESS; i--) {
-        col += kb_tune_cost(&tc, i, K, KB_KERNEL_CUBLAS_COL, 1);
-        K = K / pb->p[i] * pb->q[i];
-      }
-      kb_log(KB_LOG_INFO, "tune: column plan %.4f ms, sliced %.4f ms", col * 1e3, sliced * 1e3);
-      if (tc.st == KRONBLAS_STATUS_SUCCESS && col < sliced)
-        *nsteps = kb_cuda_col_steps(pb, steps);
-    }
-    if (kb_cuda_nat_usable(pb, h->kernel_policy)) {
-      /* The natural-order GEMMs (the per-factor GEMM baseline's way), a
-       * GEMM at a time; not in the model, which cannot tell them from the
-       * rotated ones (each wins somewhere by 10-15%). */
-      double nat = 0;
-      int64_t K = pb->K;
-      for (i = pb->nfactors - 1; i >= 0 && tc.st == KRONBLAS_STATUS_SUCCESS; i--) {
-        nat += kb_tune_cost(&tc, i, K, KB_KERNEL_CUBLAS_NAT, 1);
-        K = K / pb->p[i] * pb->q[i];
-      }
-      kb_log(KB_LOG_INFO, "tune: natural-order GEMMs %.4f ms, sliced %.4f ms", nat * 1e3, sliced * 1e3);
-      if (tc.st == KRONBLAS_STATUS_SUCCESS && nat < sliced)
-        *nsteps = kb_cuda_nat_steps(pb, steps);
-    }
+    /* The column plan (X and Y along m) and the natural-order GEMMs (X and
+     * Y along K/L: the per-factor GEMM baseline's way; not in the model,
+     * which cannot tell them from the rotated ones: each wins somewhere
+     * by 10-15%), timed a GEMM at a time like the split's launches. */
+    if (kb_cuda_col_usable(pb, h->kernel_policy))
+      kb_tune_gemm_plan(&tc, KB_KERNEL_CUBLAS_COL, "column plan", sliced, steps, nsteps);
+    if (kb_cuda_nat_usable(pb, h->kernel_policy))
+      kb_tune_gemm_plan(&tc, KB_KERNEL_CUBLAS_NAT, "natural-order GEMMs", sliced, steps, nsteps);
   }
   cudaEventDestroy(tc.ev0);
   cudaEventDestroy(tc.ev1);
