@@ -282,7 +282,17 @@ typedef struct {
   int force_nvt;           /* PER_ROW: vectors per tile (1, 2, 4); 0: the model's */
   int inplace;             /* PER_ROW with digits in place (kb_cpu_plan_t.inplace) */
   int x_dram;              /* PER_ROW: the first group reads X from DRAM (KB_COST_DRAM_LINE) */
+  int rows_split;          /* PER_ROW: threads will take whole rows (the split_rows default) */
+  int many_rows;           /* m >= 4 rows per thread */
 } kb_cpu_model_t;
+
+/* Per-row plans: whether threads take whole rows (else they share each
+ * row's tiles) when nothing forces it: one thread, enough rows, or rows
+ * that divide evenly. */
+static int kb_cpu_split_rows_default(const kb_problem_t *pb, int nthreads)
+{
+  return nthreads == 1 || pb->m >= 4 * nthreads || pb->m % nthreads == 0;
+}
 
 static int64_t kb_ceil_div(int64_t a, int64_t b)
 {
@@ -324,7 +334,7 @@ static double kb_cpu_group_cost(const kb_cpu_model_t *M, int hi, int lo, int64_t
   const int vl = M->vl, first = hi == pb->nfactors - 1, last = lo == 0;
   int64_t P, mx, len, i, S, pmax = 0, qmin = -1, inner = 1;
   double flops = 0, best = 1e300;
-  int nvt;
+  int nvt, fac_l1 = 1;
 
   kb_cpu_gplan_geom(pb, hi, lo, Kin, g);
   P = g->P;
@@ -367,6 +377,16 @@ static double kb_cpu_group_cost(const kb_cpu_model_t *M, int hi, int lo, int64_t
          * (1024_16x16^4 float 115 ms against 106, 1024_8x8^5 and
          * 1024_32x32^3 double 1-2%). */
         best += fl / vl / kb_eff_l1[nv];
+      else if (loc <= 2 * M->l1 && pb->p[i] >= 64 && M->rows_split)
+        /* chunks within twice the L1 budget, factors of p >= 64: the long
+         * k loop hides the lines that spill to L2, so the L1 rate (double
+         * 1024_64x64^2, chunks of 64 KiB: one group 1-0 instead of 1 + 1,
+         * minima of interleaved runs 16.4 against 17.0-17.9 ms one
+         * thread, 8.8 against 8.9-9.0 two; float chunks of 128 KiB,
+         * 256_128x128^2 double 3% slower as one group, stay at the L2
+         * rate).  Only where threads take whole rows: sharing one row,
+         * few chunks leave a thread idle (1_64x64^2 double, 2 threads). */
+        best += fl / vl / KB_EFF_D0_LATER / kb_eff_l1[nv];
       else
         best += fl / vl / KB_EFF_D0_LATER /
                 (loc <= M->l1 ? kb_eff_l1[nv] : kb_eff_l2_p((int)nv, pb->p[i]));
@@ -384,6 +404,8 @@ static double kb_cpu_group_cost(const kb_cpu_model_t *M, int hi, int lo, int64_t
     nvt = 0;
   }
   for (i = hi; i >= lo; i--) {
+    if ((size_t)(pb->p[i] * pb->q[i]) * M->esz > M->l1 / 2)
+      fac_l1 = 0;
     if (pb->p[i] > pmax)
       pmax = pb->p[i];
     if (qmin < 0 || pb->q[i] < qmin)
@@ -409,7 +431,21 @@ static double kb_cpu_group_cost(const kb_cpu_model_t *M, int hi, int lo, int64_t
     int in_l1;
     if (M->lanes_rows && nvm != nvt)
       continue;
-    if (2 * (size_t)mx * (size_t)nb * M->esz > M->l2 && (hi != lo || tile > ((size_t)64 << 20)))
+    /* A later group with digits in place whose tiles are read in place
+     * (nb = inner: rows of nb contiguous lanes) streams its tile through
+     * L2 and beyond like a GEMM with a long n, the factors (at most half
+     * of L1) and each slice's p x nb block staying in L1: it runs at the
+     * L1 rate up to tiles of twice L2.  Float 16_64x64^3: digit0 alone,
+     * then factors 1-0 over 64 lanes (2 MiB of tiles), 12.4-12.8 ms
+     * against 13.6-13.9 for 2-1 + 0-0 one thread, 6.6 against 7.0-7.1
+     * two (also 4_ and 8_64x64^3).  Not for double (a 64 x 64 factor is
+     * 32 KiB: 14% slower), for X from DRAM (64_64x64^3 float 2-3%
+     * slower: digit0 alone waits for memory) or for fewer than 4 rows a
+     * thread (1_ and 2_64x64^3 float 1-5% slower; one tile per row). */
+    if (2 * (size_t)mx * (size_t)nb * M->esz > M->l2 && (hi != lo || tile > ((size_t)64 << 20)) &&
+        !(M->inplace && !first && nb == inner && fac_l1 && M->many_rows && !M->x_dram &&
+          2 * (size_t)mx * (size_t)nb * M->esz <= 4 * M->l2 &&
+          (size_t)pmax * (size_t)nb * M->esz <= M->l1 / 2 && qmin >= 24))
       continue;
     /* L1 speed when the tile stays there, or when each slice's p x nb
      * block does and many row chunks read it again */
@@ -801,6 +837,11 @@ kronblasStatus_t kb_cpu_plan_with(const kb_problem_t *pb, const kb_cpu_opt_t *kt
                      2 * (size_t)smax * esz * (size_t)(o->nthreads > 0 ? o->nthreads : 1) <=
                          kb_cpu_llc / 2;
   M.max_fuse = o->max_fuse > 0 ? o->max_fuse : 0;
+  {
+    const int nt = o->nthreads > 0 ? o->nthreads : 1;
+    M.rows_split = o->split_rows >= 0 ? o->split_rows != 0 : kb_cpu_split_rows_default(pb, nt);
+    M.many_rows = pb->m >= 4 * nt;
+  }
   M.force_nvt = o->nvt;
   /* X read from DRAM by each row's first group: X does not stay in the
    * last-level cache between calls (the y_stream rule) and a row is too
@@ -904,7 +945,7 @@ kronblasStatus_t kb_cpu_plan_with(const kb_problem_t *pb, const kb_cpu_opt_t *kt
   else if (o->split_rows >= 0)
     pl->split_rows = o->split_rows != 0;
   else
-    pl->split_rows = pl->nthreads == 1 || pb->m >= 4 * pl->nthreads || pb->m % pl->nthreads == 0;
+    pl->split_rows = kb_cpu_split_rows_default(pb, pl->nthreads);
   pl->no_read_ahead = o->no_read_ahead != 0;
   pl->inplace = use_rows && inplace;
   kb_cpu_plan_layout(pb, esz, pl);

@@ -816,8 +816,13 @@ int main(void)
    * factors (float 40.4 ms against 43.2 for 2 + 2, double 78.6 against
    * 86.2, one thread), likewise 16_16x16^5 float 4 + 1 and 16_8x8^6
    * double 5 + 1; rows in L2 keep the rotating 3-2,1-0 of 1024_16x16^4
-   * float (106 ms against 115 for one in-place group); small factors
-   * take banded plans */
+   * float (106 ms against 115 for one in-place group); p = 64 in place:
+   * float 16_64x64^3 runs digit0 alone, then 1-0 over 64 lanes read in
+   * place (12.4-12.8 ms against 13.6-13.9, one thread), not in double,
+   * with one or two rows, or sharing a row's tiles; double 1024_64x64^2
+   * one digit0 group 1-0 (chunks of 64 KiB: 16.4 ms against 17.0-17.9),
+   * not 256_128x128^2 double (chunks of 256 KiB) nor 1_64x64^2 double on
+   * two threads sharing the row; small factors take banded plans */
   {
     static const struct {
       kronblasDataType_t type;
@@ -834,6 +839,11 @@ int main(void)
       { KRONBLAS_R_64F, 16, 4, 32, 1, "3-1,0-0", 1, 0 }, { KRONBLAS_R_32F, 16, 5, 16, 1, "4-1,0-0", 1, 0 },
       { KRONBLAS_R_32F, 1024, 4, 16, 1, "3-2,1-0", 0, 0 },
       { KRONBLAS_R_64F, 1024, 6, 6, 1, "5-3,2-0", -1, 0 },
+      { KRONBLAS_R_32F, 16, 3, 64, 1, "2-2,1-0", 1, 0 }, { KRONBLAS_R_32F, 16, 3, 64, 2, "2-2,1-0", 1, 0 },
+      { KRONBLAS_R_64F, 16, 3, 64, 1, "2-1,0-0", 1, 0 }, { KRONBLAS_R_32F, 2, 3, 64, 1, "2-1,0-0", 1, 0 },
+      { KRONBLAS_R_32F, 1, 3, 64, 2, "2-1,0-0", 1, 0 },
+      { KRONBLAS_R_64F, 1024, 2, 64, 1, "1-0", 1, 0 }, { KRONBLAS_R_64F, 1024, 2, 64, 2, "1-0", 1, 0 },
+      { KRONBLAS_R_64F, 1, 2, 64, 2, "1-1,0-0", 1, 0 }, { KRONBLAS_R_64F, 256, 2, 128, 1, "1-1,0-0", 1, 0 },
       /* banded plans: 3^7 (float 0.75x the other plan's time, one thread,
        * double 0.90x), not 6^6 (float 1.04x, double 1.07-1.12x) */
       { KRONBLAS_R_32F, 1024, 7, 3, 1, "6-0", 0, 1 }, { KRONBLAS_R_32F, 1024, 7, 3, 2, "6-0", 0, 1 },
