@@ -121,26 +121,23 @@ static void kb_cuda_cublas_scalars(const kb_cuda_step_t *st, void *al, void *be)
   }
 }
 
-/* One strided-batched GEMM per batch entry of the step,
- *     C_j (M x q) = op(A_j) (M x p) * B (p x q),   j < count,
- * A_j = in + j*strideA (lda), C_j = out + j*strideC (ldc), B[k,l] = the
- * factor's A[l,k] (op N when the factor runs along k, T when it runs along
- * l), with the step's epilogue as cuBLAS' alpha and beta (beta = 0: C is
- * not read, BLAS rules, as the contract wants). */
-static int kb_cuda_cublas_gemms(kb_cuda_state_t *cs, const kb_cuda_step_t *st, void *stream,
-                                cublasOperation_t ta, int64_t M, int64_t lda, int64_t strideA,
-                                int64_t ldc, int64_t strideC, int64_t count)
+/* One strided-batched GEMM per batch entry of the step, C_j = op(A_j) *
+ * op(B_j), j < count (M x N, inner dimension K), with the step's epilogue
+ * as cuBLAS' alpha and beta (beta = 0: C is not read, BLAS rules, as the
+ * contract wants).  The factor is A (factor_left) or B, stride 0; the
+ * step's input is the other, C its output. */
+static int kb_cuda_cublas_batch(kb_cuda_state_t *cs, const kb_cuda_step_t *st, void *stream, int factor_left,
+                                cublasOperation_t ta, cublasOperation_t tb, int64_t M, int64_t N, int64_t K,
+                                int64_t lda, long long sa, int64_t ldb, long long sb, int64_t ldc, long long sc,
+                                int64_t count)
 {
   const size_t esz = st->type == KRONBLAS_R_32F ? 4 : 8;
-  const int64_t p = st->p[0], q = st->q[0];
-  const int fk = st->fs_k[0] == 1 && st->fs_l[0] >= p;
-  const cublasOperation_t tb = fk ? CUBLAS_OP_N : CUBLAS_OP_T;
-  const int64_t ldb = fk ? st->fs_l[0] : st->fs_k[0];
   cublasStatus_t cs_st;
   int64_t b;
   union { float f; double d; } al, be;
 
-  if (M > INT_MAX || lda > INT_MAX || ldc > INT_MAX || ldb > INT_MAX || count > INT_MAX)
+  if (M > INT_MAX || N > INT_MAX || K > INT_MAX || lda > INT_MAX || ldb > INT_MAX || ldc > INT_MAX ||
+      count > INT_MAX)
     return (int)cudaErrorInvalidValue;
   if (kb_cuda_cublas_ready(cs, stream) != 0)
     return (int)cudaErrorInitializationError;
@@ -149,22 +146,37 @@ static int kb_cuda_cublas_gemms(kb_cuda_state_t *cs, const kb_cuda_step_t *st, v
     const char *in = (const char *)st->in + (ptrdiff_t)(b * st->in_bs) * (ptrdiff_t)esz;
     const char *F = (const char *)st->F[0] + (ptrdiff_t)(b * st->f_bs[0]) * (ptrdiff_t)esz;
     char *out = (char *)st->out + (ptrdiff_t)(b * st->out_bs) * (ptrdiff_t)esz;
+    const void *A = factor_left ? (const void *)F : (const void *)in;
+    const void *B = factor_left ? (const void *)in : (const void *)F;
     if (st->type == KRONBLAS_R_32F)
-      cs_st = cublasSgemmStridedBatched((cublasHandle_t)cs->cublas, ta, tb, (int)M, (int)q, (int)p,
-                                        &al.f, (const float *)in, (int)lda, strideA,
-                                        (const float *)F, (int)ldb, 0, &be.f, (float *)out,
-                                        (int)ldc, strideC, (int)count);
+      cs_st = cublasSgemmStridedBatched((cublasHandle_t)cs->cublas, ta, tb, (int)M, (int)N, (int)K, &al.f,
+                                        (const float *)A, (int)lda, sa, (const float *)B, (int)ldb, sb, &be.f,
+                                        (float *)out, (int)ldc, sc, (int)count);
     else
-      cs_st = cublasDgemmStridedBatched((cublasHandle_t)cs->cublas, ta, tb, (int)M, (int)q, (int)p,
-                                        &al.d, (const double *)in, (int)lda, strideA,
-                                        (const double *)F, (int)ldb, 0, &be.d, (double *)out,
-                                        (int)ldc, strideC, (int)count);
+      cs_st = cublasDgemmStridedBatched((cublasHandle_t)cs->cublas, ta, tb, (int)M, (int)N, (int)K, &al.d,
+                                        (const double *)A, (int)lda, sa, (const double *)B, (int)ldb, sb, &be.d,
+                                        (double *)out, (int)ldc, sc, (int)count);
     if (cs_st != CUBLAS_STATUS_SUCCESS) {
       kb_log(KB_LOG_ERROR, "cuBLAS step failed: status %d", (int)cs_st);
       return (int)cudaErrorLaunchFailure;
     }
   }
   return (int)cudaGetLastError();
+}
+
+/* The factor on the right, for every batch entry of the step,
+ *     C_j (M x q) = op(A_j) (M x p) * B (p x q),   j < count,
+ * A_j = in + j*strideA (lda), C_j = out + j*strideC (ldc), B[k,l] = the
+ * factor's A[l,k] (op N when the factor runs along k, T when it runs along
+ * l). */
+static int kb_cuda_cublas_gemms(kb_cuda_state_t *cs, const kb_cuda_step_t *st, void *stream,
+                                cublasOperation_t ta, int64_t M, int64_t lda, int64_t strideA,
+                                int64_t ldc, int64_t strideC, int64_t count)
+{
+  const int64_t p = st->p[0], q = st->q[0];
+  const int fk = st->fs_k[0] == 1 && st->fs_l[0] >= p;
+  return kb_cuda_cublas_batch(cs, st, stream, 0, ta, fk ? CUBLAS_OP_N : CUBLAS_OP_T, M, q, p, lda, strideA,
+                              fk ? st->fs_l[0] : st->fs_k[0], 0, ldc, strideC, count);
 }
 
 /* The fastest digit in natural order (post == 1): the factor on the left,
@@ -174,40 +186,12 @@ static int kb_cuda_cublas_gemms(kb_cuda_state_t *cs, const kb_cuda_step_t *st, v
  * rows are contiguous (count 1, pre * m columns). */
 static int kb_cuda_cublas_factor_left(kb_cuda_state_t *cs, const kb_cuda_step_t *st, void *stream, int64_t pre)
 {
-  const size_t esz = st->type == KRONBLAS_R_32F ? 4 : 8;
   const int64_t p = st->p[0], q = st->q[0];
   const int fl = st->fs_l[0] == 1 && st->fs_k[0] >= q;
-  const cublasOperation_t ta = fl ? CUBLAS_OP_N : CUBLAS_OP_T;
-  const int64_t lda = fl ? st->fs_k[0] : st->fs_l[0];
   const int merge = st->in_rs == p * pre && st->out_rs == q * pre;
-  const int64_t N = merge ? pre * st->m : pre, count = merge ? 1 : st->m;
-  cublasStatus_t cs_st;
-  int64_t b;
-  union { float f; double d; } al, be;
-
-  if (N > INT_MAX || lda > INT_MAX || count > INT_MAX)
-    return (int)cudaErrorInvalidValue;
-  if (kb_cuda_cublas_ready(cs, stream) != 0)
-    return (int)cudaErrorInitializationError;
-  kb_cuda_cublas_scalars(st, &al, &be);
-  for (b = 0; b < st->batch; b++) {
-    const char *in = (const char *)st->in + (ptrdiff_t)(b * st->in_bs) * (ptrdiff_t)esz;
-    const char *F = (const char *)st->F[0] + (ptrdiff_t)(b * st->f_bs[0]) * (ptrdiff_t)esz;
-    char *out = (char *)st->out + (ptrdiff_t)(b * st->out_bs) * (ptrdiff_t)esz;
-    if (st->type == KRONBLAS_R_32F)
-      cs_st = cublasSgemmStridedBatched((cublasHandle_t)cs->cublas, ta, CUBLAS_OP_N, (int)q, (int)N, (int)p,
-                                        &al.f, (const float *)F, (int)lda, 0, (const float *)in, (int)p,
-                                        st->in_rs, &be.f, (float *)out, (int)q, st->out_rs, (int)count);
-    else
-      cs_st = cublasDgemmStridedBatched((cublasHandle_t)cs->cublas, ta, CUBLAS_OP_N, (int)q, (int)N, (int)p,
-                                        &al.d, (const double *)F, (int)lda, 0, (const double *)in, (int)p,
-                                        st->in_rs, &be.d, (double *)out, (int)q, st->out_rs, (int)count);
-    if (cs_st != CUBLAS_STATUS_SUCCESS) {
-      kb_log(KB_LOG_ERROR, "cuBLAS step failed: status %d", (int)cs_st);
-      return (int)cudaErrorLaunchFailure;
-    }
-  }
-  return (int)cudaGetLastError();
+  return kb_cuda_cublas_batch(cs, st, stream, 1, fl ? CUBLAS_OP_N : CUBLAS_OP_T, CUBLAS_OP_N, q,
+                              merge ? pre * st->m : pre, p, fl ? st->fs_k[0] : st->fs_l[0], 0, p, st->in_rs, q,
+                              st->out_rs, merge ? 1 : st->m);
 }
 
 /* A natural-order step (KB_KERNEL_CUBLAS_NAT): vector r is (pre, p, post)
