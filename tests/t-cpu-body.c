@@ -373,6 +373,25 @@ static void kb_t_issue_prob(kb_rng_t *r, const kb_t_shape_t *S, kronblasDataType
   P->pad = kb_rng_range(r, 0, 1) * kb_rng_range(r, 1, 5);
 }
 
+/* The canonical form of a LEFT/N problem with n square factors of sizes
+ * p[] (q = p) on contiguous rows, for calling the planner directly. */
+static void kb_t_square_pb(kronblasDataType_t type, int64_t m, int64_t n, const int64_t *p, kb_problem_t *pb)
+{
+  int64_t i, K = 1;
+  for (i = 0; i < n; i++)
+    K *= p[i];
+  memset(pb, 0, sizeof *pb);
+  pb->type = type;
+  pb->m = m;
+  pb->nfactors = n;
+  pb->p = p;
+  pb->q = p;
+  pb->K = pb->L = K;
+  pb->xs_m = pb->ys_m = K;
+  pb->xs_k = pb->ys_l = 1;
+  pb->x_contig_k = pb->y_contig_l = 1;
+}
+
 /* A fixed problem: LEFT, X not transposed, n equal p x p factors, one
  * batch entry, the model's strategy, dimensions filled in. */
 static void kb_t_square_prob(kronblasDataType_t type, int64_t m, int64_t n, int64_t p, int nthreads, int alpha_one,
@@ -728,16 +747,7 @@ int main(void)
       long timed0;
       int k, ok = 1;
       msg[0] = '\0';
-      memset(&pb, 0, sizeof pb);
-      pb.type = KRONBLAS_R_32F;
-      pb.m = 6;
-      pb.nfactors = 3;
-      pb.p = p8;
-      pb.q = p8;
-      pb.K = pb.L = 512;
-      pb.xs_m = pb.ys_m = 512;
-      pb.xs_k = pb.ys_l = 1;
-      pb.x_contig_k = pb.y_contig_l = 1;
+      kb_t_square_pb(KRONBLAS_R_32F, 6, 3, p8, &pb);
       kb_cpu_plan_opts_default(&o, 1);
       if (kb_cpu_plan_with(&pb, kt, &o, &pl0) != KRONBLAS_STATUS_SUCCESS || !pl0.pf_next_row) {
         ok = 0;
@@ -859,25 +869,14 @@ int main(void)
       msg[0] = '\0';
       kb_cpu_test_caches((size_t)48 << 10, (size_t)1280 << 10, (size_t)48 << 20);
       for (ci = 0; ok && ci < sizeof cases / sizeof cases[0]; ci++) {
-        int64_t pq[8], K = 1;
+        int64_t pq[8];
         kb_problem_t pb;
         kb_cpu_plan_opts_t o;
         kb_cpu_plan_t pl;
         int k;
-        for (k = 0; k < cases[ci].n; k++) {
+        for (k = 0; k < cases[ci].n; k++)
           pq[k] = cases[ci].p;
-          K *= cases[ci].p;
-        }
-        memset(&pb, 0, sizeof pb);
-        pb.type = cases[ci].type;
-        pb.m = cases[ci].m;
-        pb.nfactors = cases[ci].n;
-        pb.p = pq;
-        pb.q = pq;
-        pb.K = pb.L = K;
-        pb.xs_m = pb.ys_m = K;
-        pb.xs_k = pb.ys_l = 1;
-        pb.x_contig_k = pb.y_contig_l = 1;
+        kb_t_square_pb(cases[ci].type, cases[ci].m, cases[ci].n, pq, &pb);
         kb_cpu_plan_opts_default(&o, cases[ci].nthreads);
         got[0] = '\0';
         n = 0;
@@ -920,16 +919,7 @@ int main(void)
       long timed0, runs0;
       int k, ok = 1;
       msg[0] = '\0';
-      memset(&pb, 0, sizeof pb);
-      pb.type = KRONBLAS_R_32F;
-      pb.m = 5;
-      pb.nfactors = 7;
-      pb.p = p3;
-      pb.q = p3;
-      pb.K = pb.L = 2187;
-      pb.xs_m = pb.ys_m = 2187;
-      pb.xs_k = pb.ys_l = 1;
-      pb.x_contig_k = pb.y_contig_l = 1;
+      kb_t_square_pb(KRONBLAS_R_32F, 5, 7, p3, &pb);
       kb_cpu_plan_opts_default(&o, 1);
       o.band = 1;
       if (kb_cpu_plan_with(&pb, kt, &o, &pl) != KRONBLAS_STATUS_SUCCESS || !pl.band ||
