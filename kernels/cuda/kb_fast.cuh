@@ -1,6 +1,7 @@
 // kb_fast.cuh - FastKron's sliced-multiply kernel (seed paper, Figure 4)
 // for real types and input vectors contiguous along k (or along m, for
-// blocks of whole 32-byte sectors of vectors: MROWS below), with fusion of
+// blocks of whole 32-byte sectors of vectors: MROWS below; their outputs
+// along m go through shared memory: MSTORE), with fusion of
 // consecutive square factors in shared memory (Section 4.2) and shift
 // caching (Figure 5).  Instantiated for a small set of configurations in
 // fast_s.cu and fast_d.cu, and for any other at run time by NVRTC
