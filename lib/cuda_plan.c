@@ -185,6 +185,31 @@ static double kb_small_cost(const kb_problem_t *pb, int64_t i, int64_t K, int nf
   return (t > crit ? t : crit) + KB_SMALL_FIXED_S + nf * KB_SMALL_FACTOR_S + KB_LAUNCH_S;
 }
 
+/* The whole-row kernel (kernels/cuda/row.cu): X read and Y written once,
+ * but one block per SM for rows over 113 KB, whose loads, in-place digit
+ * steps and copy-out follow each other: priced as the sum of the bytes at
+ * the two-stage bandwidth and the flops at the peak constant, slower for P
+ * = 32, whose two-slice register tiles multiply at about half the rate
+ * (H100, 2026-11-21, float ms measured / priced: 1024_8x8^5 0.18 / 0.20,
+ * 1024_32x32^3 0.50 / 0.50, 1024_4x4^7 0.090 / 0.087, 1024_6x6^6 0.40 /
+ * 0.27, 1024_3x3^7 0.024 / 0.014; double 1024_4x4^7 0.215 / 0.17). */
+#define KB_ROW_P32_FRAC 0.45
+static double kb_row_cost(const kb_problem_t *pb, int64_t K, int nf, int nsm)
+{
+  const double esz = (double)kb_type_size(pb->type), m = (double)pb->m;
+  kb_cuda_row_geom_t g;
+  double rate = kb_rate(pb, 64), t, fill;
+  if (kb_cuda_row_geom((int)pb->type, pb->m, 1, K, nf, pb->p, pb->q, &g) != 0)
+    return -1;
+  if (pb->p[0] >= 32)
+    rate *= KB_ROW_P32_FRAC;
+  t = 2.0 * m * (double)K * esz / KB_BW_TWO_STAGE + 2.0 * m * (double)K * (double)pb->p[0] * nf / rate;
+  fill = (double)g.blocks / (double)(g.nsm > 0 ? g.nsm : nsm);
+  if (fill < 1.0)
+    t /= fill > 0 ? fill : 1e-3;
+  return t + KB_LAUNCH_S;
+}
+
 static double kb_generic_cost(const kb_problem_t *pb, int64_t i, int64_t K)
 {
   const double esz = (double)kb_type_size(pb->type), m = (double)pb->m;
@@ -335,6 +360,8 @@ static double kb_model_cost(void *ctx, int64_t i, int64_t K, int kernel, int nf)
   double t;
   if (kernel == KB_KERNEL_SMALL)
     t = kb_small_cost(mc->pb, i, K, nf);
+  else if (kernel == KB_KERNEL_ROW)
+    t = kb_row_cost(mc->pb, K, nf, mc->nsm);
   else if (kernel == KB_KERNEL_CUBLAS)
     t = kb_cublas_cost(mc->pb, i, K);
   else if (kernel < 0)
@@ -488,6 +515,19 @@ again:
     }
     if (!real)
       continue;
+    /* The whole-row kernel: every factor in one launch, X along K, Y along
+     * L (its step's output is the natural order only with all factors). */
+    if (i == n - 1 && n >= 2 && policy == KRONBLAS_KERNELS_ALL && pb->xs_k == 1 && pb->ys_l == 1) {
+      kb_cuda_row_geom_t g;
+      if (kb_cuda_row_geom((int)pb->type, pb->m, 1, pb->K, (int)n, pb->p, pb->q, &g) == 0) {
+        const double t = cost(ctx, i, Kin[i], KB_KERNEL_ROW, (int)n);
+        if (t >= 0 && t < best[i + 1]) {
+          best[i + 1] = t;
+          choice_nf[i] = n;
+          choice_k[i] = KB_KERNEL_ROW;
+        }
+      }
+    }
     while (run < KB_CUDA_MAXF && i - run >= 0 && pb->p[i - run] == pb->p[i] && pb->q[i - run] == pb->q[i])
       run++;
     for (c = 0; c < ncfg && policy != KRONBLAS_KERNELS_CUBLAS; c++) {

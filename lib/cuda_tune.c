@@ -230,7 +230,7 @@ static double kb_tune_cost(void *ctxv, int64_t i, int64_t K, int kernel, int nf)
   st.batch = 1;
   st.K = K;
   /* generic and cuBLAS: one factor */
-  st.nf = kernel == KB_KERNEL_SMALL ? nf : kernel < 0 ? 1 : cfg[kernel].F;
+  st.nf = kernel == KB_KERNEL_SMALL || kernel == KB_KERNEL_ROW ? nf : kernel < 0 ? 1 : cfg[kernel].F;
   for (f = 0; f < st.nf; f++) {
     st.p[f] = pb->p[i - f];
     st.q[f] = pb->q[i - f];
@@ -289,7 +289,7 @@ static double kb_tune_cost(void *ctxv, int64_t i, int64_t K, int kernel, int nf)
          (long long)(i - st.nf + 1), (long long)K,
          kernel == KB_KERNEL_GENERIC ? "generic" : kernel == KB_KERNEL_CUBLAS ? "cublas" :
          kernel == KB_KERNEL_CUBLAS_COL ? "cublas_col" : kernel == KB_KERNEL_CUBLAS_NAT ? "cublas_nat" :
-         kernel == KB_KERNEL_SMALL ? "small" : "config", kernel,
+         kernel == KB_KERNEL_SMALL ? "small" : kernel == KB_KERNEL_ROW ? "row" : "config", kernel,
          kernel >= 0 ? cfg[kernel].threads : 0, kernel >= 0 ? cfg[kernel].occupancy : 0, ms / KB_TUNE_REPS);
   return ms / KB_TUNE_REPS * 1e-3;
 }
@@ -387,6 +387,7 @@ kronblasStatus_t kb_cuda_tune(struct kronblasContext *h, const kb_problem_t *pb,
  *     dp<device pointer mode> pol<kernel policy> m<m> <p0>x<q0>,<p1>x<q1>,...
  * Plan: one word per launch, in launch order, "i_hi:nf:kernel" with kernel
  * "generic", "cublas", "small:F" (the whole-vector kernel, F == nf),
+ * "row:F" (the whole-row kernel: one step of all F == nf factors),
  * "cublas_col" (a step of the column plan: then every step is one, one
  * factor each, and the key's X and Y run along m), "cublas_nat" (a step of
  * the natural-order plan: likewise, X and Y along K/L) or a
@@ -463,6 +464,8 @@ void kb_cuda_wisdom_each(struct kronblasContext *h,
         strcpy(word, "generic");
       else if (s->kernel == KB_KERNEL_SMALL)
         snprintf(word, sizeof word, "small:%d", s->nf);
+      else if (s->kernel == KB_KERNEL_ROW)
+        snprintf(word, sizeof word, "row:%d", s->nf);
       else if (s->kernel == KB_KERNEL_CUBLAS)
         strcpy(word, "cublas");
       else if (s->kernel == KB_KERNEL_CUBLAS_COL)
@@ -621,6 +624,18 @@ kronblasStatus_t kb_cuda_wisdom_add(struct kronblasContext *h, const char *keys,
         qf[j] = k.q[ih - j];
       }
       if (kb_cuda_small_geom(k.type, k.m, 1, Kin[ih], (int)nf, pf, qf, &g) != 0)
+        goto bad;
+    } else if (strncmp(word, "row:", 4) == 0) {
+      /* row:F, one step of every factor (F == nf == n), X along K, Y along
+       * L, the row and the factors fitting in this device's shared memory. */
+      const char *w = word + 4;
+      int64_t F;
+      kb_cuda_row_geom_t g;
+      kern = KB_KERNEL_ROW;
+      if (*w == '0' || kb_wnum(&w, KB_CUDA_MAXF, &F) != 0 || *w != '\0' || F != nf || nf != n ||
+          ih != n - 1 || !real || !k.contig || !k.y_contig || k.policy != KRONBLAS_KERNELS_ALL)
+        goto bad;
+      if (kb_cuda_row_geom(k.type, k.m, 1, Kin[ih], (int)nf, k.p, k.q, &g) != 0)
         goto bad;
     } else if (strcmp(word, "cublas_nat") == 0) {
       /* The whole plan is the natural-order plan (checked below). */

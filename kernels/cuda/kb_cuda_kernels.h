@@ -46,6 +46,11 @@ enum { KB_KERNEL_GENERIC = -1, KB_KERNEL_CUBLAS = -2 };
  * factors of any shapes whose intermediates fit in shared memory.  (-3 is
  * the column plan's, lib/cuda_internal.h.) */
 enum { KB_KERNEL_SMALL = -4 };
+/* The whole-row kernel (kernels/cuda/row.cu): a step of all nf >= 2 factors
+ * of a problem, every one P x P with the same P, whose vectors fit in
+ * shared memory whole; each digit updated in place.  (-5 is the
+ * natural-order plan's, lib/cuda_internal.h.) */
+enum { KB_KERNEL_ROW = -6 };
 
 typedef struct {
   int type;                          /* kronblasDataType_t */
@@ -203,6 +208,27 @@ int kb_cuda_small_geom(int type, int64_t m, int64_t batch, int64_t K, int nf, co
                        const int64_t *q, kb_cuda_small_geom_t *g);
 /* Launches a KB_KERNEL_SMALL step.  Returns a cudaError_t. */
 int kb_cuda_small_launch(const kb_cuda_step_t *st, void *stream);
+
+/* The whole-row kernel (KB_KERNEL_ROW, row.cu): a block takes one vector,
+ * reads its slowest digit's slices from global memory, applies the nf
+ * factors digit by digit in place in shared memory, and copies the row out
+ * with the epilogue.  kb_cuda_row_geom: 0 and the launch geometry on the
+ * current device if the step can run there (real type, nf >= 2 factors,
+ * all P x P with one P of the instantiated set, K == P^nf, the vector and
+ * the factors within the opt-in shared memory), -1 if not.  The launch
+ * also needs X and Y contiguous along k (in_is == out_is == 1) and real,
+ * unconjugated operands. */
+typedef struct {
+  int threads;       /* per block */
+  int fsm;           /* shared-memory offset of the staged factors (elements) */
+  int nsm;           /* multiprocessors of the device */
+  int64_t blocks;    /* one per vector */
+  int64_t smem;      /* dynamic shared memory bytes per block */
+} kb_cuda_row_geom_t;
+int kb_cuda_row_geom(int type, int64_t m, int64_t batch, int64_t K, int nf, const int64_t *p,
+                     const int64_t *q, kb_cuda_row_geom_t *g);
+/* Launches a KB_KERNEL_ROW step.  Returns a cudaError_t. */
+int kb_cuda_row_launch(const kb_cuda_step_t *st, void *stream);
 
 /* Makes every fast kernel that needs more than 48 KB of shared memory able
  * to get it on the current device.  Returns a cudaError_t. */

@@ -398,6 +398,8 @@ extern "C" int kb_cuda_launch_step(const kb_cuda_step_t *st, void *stream)
   }
   if (st->kernel == KB_KERNEL_SMALL)
     return kb_cuda_small_launch(st, stream);
+  if (st->kernel == KB_KERNEL_ROW)
+    return kb_cuda_row_launch(st, stream);
   if (st->nf != 1)
     return (int)cudaErrorInvalidValue;
   switch (st->type) {

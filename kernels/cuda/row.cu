@@ -1,0 +1,512 @@
+// row.cu - the whole-row kernel (KB_KERNEL_ROW): one launch applies all nf
+// factors of a problem whose factors are all P x P (one P) to vectors that
+// fit in shared memory whole, each factor's digit updated in place.
+//
+// Why in place: the rotating sliced multiply (kb_fast.cuh, small.cu)
+// writes each factor's output into a second buffer with its new digit
+// moved first, so a vector in shared memory needs twice its size; for 8^5
+// and 32^3 float (128 KB) that does not fit and they took two passes over
+// global memory.  With square factors, factor f applied to digit f (stride
+// P^f) of the natural layout needs one buffer: a thread reads its slices'
+// P elements into registers, multiplies them and writes the P outputs
+// where the inputs were.  Factors act on distinct digits, so the order is
+// free: the slowest digit goes first, read straight from global memory
+// (consecutive threads take consecutive slices: coalesced), the fastest
+// last, and the row is then copied out with the epilogue in whole 16-byte
+// vectors.  Step semantics (kb_cuda_kernels.h) with nf == all factors
+// give the natural order too, so this is one step of a one-step plan.
+//
+// Shared layout: the row in natural order, its 16-byte chunks permuted
+// within rows of 8 chunks (chunk c at c ^ ((c >> 3) & 7)) for even P, so
+// that the strided digits' vector accesses and the contiguous digit's
+// slice reads fall in distinct banks (checked for every even P and digit
+// of rows up to 220 KB: at most 2-way); odd P keep the identity.  After the
+// row, the factors: A_f[l,k] at F_f + k*P + l.
+#include "kb_cuda_kernels.h"
+#include "kb_cuda_ops.cuh"
+
+#include <cstring>
+#include <mutex>
+
+template <typename T, int N> struct kb_row_vec { T v[N]; };
+template <> struct kb_row_vec<float, 4> { typedef float4 type; };
+template <> struct kb_row_vec<float, 2> { typedef float2 type; };
+template <> struct kb_row_vec<double, 2> { typedef double2 type; };
+
+// Registers per thread: x[G][P] (G slices at once) and acc[G][LQ] (LQ
+// outputs at a time); G slices share every factor load.  Measured (H100,
+// 2026-11-21, float): two slices in 1024-thread blocks for P <= 8 were
+// slower than four in 512 (1024_8x8^5 0.193 against 0.179 ms, 1024_4x4^7
+// 0.136 against 0.091); four slices of P = 32 in 256-thread blocks of 255
+// registers ran 1024_32x32^3 in 0.88 ms, two in 512 threads in 0.50.  An
+// L2 prefetch of a persistent block's next vector made 8x8^5 slower
+// (0.182 -> 0.199 ms).
+template <typename T, int P>
+struct kb_row_shape {
+  static constexpr int VL = 16 / (int)sizeof(T);   // elements of a 16-byte chunk
+  static constexpr bool SWZ = P % 2 == 0;
+  static constexpr int G = sizeof(T) == 4 ? (P <= 16 ? 4 : 2) : (P <= 16 ? 2 : 1);
+  static constexpr int LQ = P <= 8 ? P : (sizeof(T) == 4 && P >= 32 ? 8 : 4);
+  static constexpr int NT = 512;   // most threads per block
+  static_assert(P % LQ == 0, "output chunks");
+};
+
+// The widest vector (elements) that divides n and the chunk.
+template <typename T>
+__host__ __device__ constexpr int kb_row_w(int n)
+{
+  return (n % (16 / (int)sizeof(T)) == 0) ? 16 / (int)sizeof(T) : (n % 2 == 0 && sizeof(T) == 4) ? 2 : 1;
+}
+
+// N consecutive elements, W at a time (W-aligned), through a vector
+// variable: casting the register arrays themselves to vector types would
+// put them in local memory.
+template <typename T, int N, int W>
+__device__ __forceinline__ void kb_row_ld(T *dst, const T *src)
+{
+  if constexpr (W == 1) {
+#pragma unroll
+    for (int e = 0; e < N; e++)
+      dst[e] = src[e];
+  } else {
+    typedef typename kb_row_vec<T, W>::type VT;
+#pragma unroll
+    for (int e = 0; e < N; e += W) {
+      const VT t = *reinterpret_cast<const VT *>(src + e);
+#pragma unroll
+      for (int i = 0; i < W; i++)
+        dst[e + i] = reinterpret_cast<const T *>(&t)[i];
+    }
+  }
+}
+
+template <typename T, int N, int W>
+__device__ __forceinline__ void kb_row_st(T *dst, const T *src)
+{
+  if constexpr (W == 1) {
+#pragma unroll
+    for (int e = 0; e < N; e++)
+      dst[e] = src[e];
+  } else {
+    typedef typename kb_row_vec<T, W>::type VT;
+#pragma unroll
+    for (int e = 0; e < N; e += W) {
+      VT t;
+#pragma unroll
+      for (int i = 0; i < W; i++)
+        reinterpret_cast<T *>(&t)[i] = src[e + i];
+      *reinterpret_cast<VT *>(dst + e) = t;
+    }
+  }
+}
+
+// Element e's place in the shared row.
+template <typename T, int P>
+__device__ __forceinline__ int kb_row_at(int e)
+{
+  typedef kb_row_shape<T, P> S;
+  if constexpr (!S::SWZ) {
+    return e;
+  } else {
+    const int c = e / S::VL;
+    return (c ^ ((c >> 3) & 7)) * S::VL + e % S::VL;
+  }
+}
+
+// acc[g][j] = sum_k x[g][k] * A[k*P + l0 + j]
+template <typename T, int P, int G, int LQ>
+__device__ __forceinline__ void kb_row_mac(const T (&x)[G][P], const T *__restrict__ A, int l0, T (&acc)[G][LQ])
+{
+  constexpr int W = kb_row_w<T>(P) < kb_row_w<T>(LQ) ? kb_row_w<T>(P) : kb_row_w<T>(LQ);
+#pragma unroll
+  for (int g = 0; g < G; g++)
+#pragma unroll
+    for (int j = 0; j < LQ; j++)
+      acc[g][j] = T(0);
+#pragma unroll
+  for (int k = 0; k < P; k++) {
+    T fr[LQ];
+    kb_row_ld<T, LQ, W>(fr, A + k * P + l0);
+#pragma unroll
+    for (int g = 0; g < G; g++)
+#pragma unroll
+      for (int j = 0; j < LQ; j++)
+        acc[g][j] = kb_fma(x[g][k], fr[j], acc[g][j]);
+  }
+}
+
+// One digit of stride s in place: slice j (j < K/P) is the P elements
+// hi*P*s + lo + k*s, lo = j % s, hi = j / s.  gin: the row in global memory
+// to read the inputs from (the first digit), else the shared row.  vec_in:
+// gin allows G-element vector loads.
+template <typename T, int P>
+__device__ __forceinline__ void kb_row_digit(T *buf, const T *__restrict__ A, int K, int s, const T *gin,
+                                             bool vec_in)
+{
+  typedef kb_row_shape<T, P> S;
+  constexpr int G = S::G, LQ = S::LQ, VL = S::VL;
+  const int nsl = K / P, NT = blockDim.x, tid = threadIdx.x;
+  if (s == 1 && gin == nullptr && P % VL == 0) {
+    // The contiguous digit: each thread takes G slices NT apart and reads
+    // every slice as 16-byte chunks.
+#pragma unroll 1
+    for (int j0 = 0; j0 < nsl; j0 += NT * G) {
+      T x[G][P];
+#pragma unroll
+      for (int g = 0; g < G; g++) {
+        const int j = j0 + g * NT + tid;
+#pragma unroll
+        for (int c = 0; c < P; c += VL) {
+          if (j < nsl)
+            kb_row_ld<T, VL, VL>(&x[g][c], buf + kb_row_at<T, P>(j * P + c));
+          else
+#pragma unroll
+            for (int e = 0; e < VL; e++)
+              x[g][c + e] = T(0);
+        }
+      }
+#pragma unroll
+      for (int l0 = 0; l0 < P; l0 += LQ) {
+        T acc[G][LQ];
+        kb_row_mac<T, P, G, LQ>(x, A, l0, acc);
+#pragma unroll
+        for (int g = 0; g < G; g++) {
+          const int j = j0 + g * NT + tid;
+          if (j < nsl)
+#pragma unroll
+            for (int c = 0; c < LQ; c += VL)
+              kb_row_st<T, (LQ < VL ? LQ : VL), kb_row_w<T>(LQ < VL ? LQ : VL)>(
+                  buf + kb_row_at<T, P>(j * P + l0 + c), &acc[g][c]);
+        }
+      }
+    }
+  } else if (s % G == 0 && (gin == nullptr || vec_in)) {
+    // Vectors of G consecutive slices (consecutive lo): one G-wide access
+    // per k, consecutive threads on consecutive vectors.
+    const int nu = nsl / G;
+#pragma unroll 1
+    for (int u = tid; u < nu; u += NT) {
+      const int j = u * G, lo = j % s, hi = j / s, base = hi * P * s + lo;
+      T x[G][P];
+#pragma unroll
+      for (int k = 0; k < P; k++) {
+        T v[G];
+        if (gin != nullptr)
+          kb_row_ld<T, G, G>(v, gin + base + k * s);
+        else
+          kb_row_ld<T, G, G>(v, buf + kb_row_at<T, P>(base + k * s));
+#pragma unroll
+        for (int g = 0; g < G; g++)
+          x[g][k] = v[g];
+      }
+#pragma unroll
+      for (int l0 = 0; l0 < P; l0 += LQ) {
+        T acc[G][LQ];
+        kb_row_mac<T, P, G, LQ>(x, A, l0, acc);
+#pragma unroll
+        for (int j2 = 0; j2 < LQ; j2++) {
+          T v[G];
+#pragma unroll
+          for (int g = 0; g < G; g++)
+            v[g] = acc[g][j2];
+          kb_row_st<T, G, G>(buf + kb_row_at<T, P>(base + (l0 + j2) * s), v);
+        }
+      }
+    }
+  } else {
+    // Any stride, element by element: G slices NT apart per thread.
+#pragma unroll 1
+    for (int j0 = 0; j0 < nsl; j0 += NT * G) {
+      T x[G][P];
+      int base[G];
+#pragma unroll
+      for (int g = 0; g < G; g++) {
+        const int j = j0 + g * NT + tid;
+        base[g] = j < nsl ? (j / s) * P * s + j % s : -1;
+#pragma unroll
+        for (int k = 0; k < P; k++)
+          x[g][k] = base[g] < 0 ? T(0) : gin != nullptr ? gin[base[g] + k * s]
+                                                        : buf[kb_row_at<T, P>(base[g] + k * s)];
+      }
+#pragma unroll
+      for (int l0 = 0; l0 < P; l0 += LQ) {
+        T acc[G][LQ];
+        kb_row_mac<T, P, G, LQ>(x, A, l0, acc);
+#pragma unroll
+        for (int g = 0; g < G; g++)
+          if (base[g] >= 0)
+#pragma unroll
+            for (int j2 = 0; j2 < LQ; j2++)
+              buf[kb_row_at<T, P>(base[g] + (l0 + j2) * s)] = acc[g][j2];
+      }
+    }
+  }
+}
+
+template <typename T>
+struct kb_row_args {
+  int nf, K, fsm;               // fsm: offset of the staged factors (elements)
+  const T *F[KB_CUDA_MAXF];
+  int64_t fs_l[KB_CUDA_MAXF], fs_k[KB_CUDA_MAXF], f_bs[KB_CUDA_MAXF];
+  int fb_varies;                // some f_bs != 0: factors staged per batch entry
+  const T *in;
+  int64_t in_rs, in_bs;
+  T *out;
+  int64_t out_rs, out_bs;
+  int64_t m, total;             // vectors per entry, vectors in all
+  int epilogue;
+  kb_scalars<T> sc;
+  int vec_in, vec_out;          // in (out) allow G-element (16-byte) vector accesses
+};
+
+template <typename T>
+__device__ __forceinline__ T kb_row_epi(int epilogue, T v, const T *o, T alpha, T beta, bool bzero)
+{
+  if (epilogue == KB_EPI_NONE)
+    return v;
+  if (epilogue == KB_EPI_ALPHA || bzero)
+    return alpha * v;
+  return alpha * v + beta * *o;
+}
+
+template <typename T, int P>
+__global__ void __launch_bounds__(kb_row_shape<T, P>::NT) kb_row_kernel(const kb_row_args<T> a)
+{
+  typedef kb_row_shape<T, P> S;
+  constexpr int VL = S::VL;
+  extern __shared__ __align__(16) unsigned char kb_row_smem[];
+  T *const buf = reinterpret_cast<T *>(kb_row_smem);
+  T *const Fs = buf + a.fsm;
+  const int tid = threadIdx.x, NT = blockDim.x;
+
+  // Device pointer mode: alpha == 0 reads neither the input nor the factors.
+  const bool azero = a.sc.alpha_p != nullptr && kb_is_zero(*a.sc.alpha_p);
+  if (azero && a.epilogue == KB_EPI_NONE)
+    return;
+  const T alpha = kb_load_alpha(a.sc);
+  bool bzero;
+  const T beta = kb_load_beta(a.sc, &bzero);
+
+  int64_t fb = -1;
+#pragma unroll 1
+  for (int64_t v = blockIdx.x; v < a.total; v += gridDim.x) {
+    const int64_t b = v / a.m, r = v % a.m;
+    T *orow = a.out + b * a.out_bs + r * a.out_rs;
+    // The factors were last read before the barrier ahead of the previous
+    // copy-out, so restaging them here is safe.
+    if (!azero && (fb < 0 || (a.fb_varies && b != fb))) {
+      for (int f = 0; f < a.nf; f++) {
+        const T *Fg = a.F[f] + b * a.f_bs[f];
+        const bool kfast = a.fs_k[f] == 1;
+        for (int e = tid; e < P * P; e += NT) {
+          const int l = kfast ? e / P : e % P, k = kfast ? e % P : e / P;
+          Fs[f * P * P + k * P + l] = Fg[l * a.fs_l[f] + k * a.fs_k[f]];
+        }
+      }
+      fb = b;
+    }
+    __syncthreads();   // factors staged; the previous copy-out has read the row
+    if (!azero) {
+      int s = 1;
+      for (int f = 1; f < a.nf; f++)
+        s *= P;
+      kb_row_digit<T, P>(buf, Fs + (a.nf - 1) * P * P, a.K, s, a.in + b * a.in_bs + r * a.in_rs, a.vec_in != 0);
+      for (int f = a.nf - 2; f >= 0; f--) {
+        s /= P;
+        __syncthreads();
+        kb_row_digit<T, P>(buf, Fs + f * P * P, a.K, s, nullptr, false);
+      }
+    }
+    __syncthreads();
+    if (a.vec_out && a.K % VL == 0) {
+      for (int c = tid; c < a.K / VL; c += NT) {
+        T w[VL], o[VL];
+        if (azero) {
+#pragma unroll
+          for (int e = 0; e < VL; e++)
+            w[e] = T(0);
+        } else {
+          kb_row_ld<T, VL, VL>(w, buf + kb_row_at<T, P>(c * VL));
+        }
+        if (a.epilogue == KB_EPI_AXPBY && !bzero)
+          kb_row_ld<T, VL, VL>(o, orow + c * VL);
+#pragma unroll
+        for (int e = 0; e < VL; e++)
+          w[e] = kb_row_epi(a.epilogue, w[e], &o[e], alpha, beta, bzero);
+        kb_row_st<T, VL, VL>(orow + c * VL, w);
+      }
+    } else {
+      for (int e = tid; e < a.K; e += NT) {
+        const T w = azero ? T(0) : buf[kb_row_at<T, P>(e)];
+        orow[e] = kb_row_epi(a.epilogue, w, orow + e, alpha, beta, bzero);
+      }
+    }
+  }
+}
+
+// ------------------------------------------------------------- host side
+
+// Device properties per device, read once.
+#define KB_ROW_MAXDEV 64
+static struct {
+  int nsm, smem_max;
+  bool attr_set[2][33];
+} kb_row_dev[KB_ROW_MAXDEV];
+static bool kb_row_dev_known[KB_ROW_MAXDEV];
+static std::mutex kb_row_lock;
+
+static int kb_row_props(int *dev_out, int *nsm, int *smem_max)
+{
+  int dev = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= KB_ROW_MAXDEV) {
+    (void)cudaGetLastError();
+    return -1;
+  }
+  std::lock_guard<std::mutex> lock(kb_row_lock);
+  if (!kb_row_dev_known[dev]) {
+    int n = 0, s = 0;
+    if (cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&s, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) != cudaSuccess) {
+      (void)cudaGetLastError();
+      return -1;
+    }
+    kb_row_dev[dev].nsm = n > 0 ? n : 1;
+    kb_row_dev[dev].smem_max = s;
+    kb_row_dev_known[dev] = true;
+  }
+  *dev_out = dev;
+  *nsm = kb_row_dev[dev].nsm;
+  *smem_max = kb_row_dev[dev].smem_max;
+  return 0;
+}
+
+// The instantiated factor sizes: double P = 32 would spill its 32-element
+// slices (and only 32^2 fits).
+static bool kb_row_p_ok(int type, int64_t P)
+{
+  return (P >= 2 && P <= 8) || P == 16 || (P == 32 && type == 0);
+}
+
+// kb_row_shape's G on the host.
+static int kb_row_g(int type, int64_t P) { return type == 0 ? (P <= 16 ? 4 : 2) : (P <= 16 ? 2 : 1); }
+
+extern "C" int kb_cuda_row_geom(int type, int64_t m, int64_t batch, int64_t K, int nf, const int64_t *p,
+                                const int64_t *q, kb_cuda_row_geom_t *g)
+{
+  const int esz = type == 0 ? 4 : type == 1 ? 8 : 0;
+  int dev, nsm, smem_max;
+  int64_t P, prod = 1, row, units, threads;
+  if (esz == 0 || m < 1 || batch < 1 || nf < 2 || nf > KB_CUDA_MAXF || p == nullptr || q == nullptr)
+    return -1;
+  P = p[0];
+  if (!kb_row_p_ok(type, P))
+    return -1;
+  for (int f = 0; f < nf; f++) {
+    if (p[f] != P || q[f] != P)
+      return -1;
+    prod *= P;
+  }
+  if (prod != K || kb_row_props(&dev, &nsm, &smem_max) != 0)
+    return -1;
+  row = (K + 8 * (16 / esz) - 1) / (8 * (16 / esz)) * (8 * (16 / esz));   // whole rows of 8 chunks
+  g->smem = (row + (int64_t)nf * P * P) * esz;
+  if (g->smem > smem_max)
+    return -1;
+  g->fsm = (int)row;
+  units = K / P / kb_row_g(type, P);
+  threads = (units + 31) / 32 * 32;
+  g->threads = (int)(threads < 64 ? 64 : threads > 512 ? 512 : threads);
+  g->blocks = m * batch;
+  g->nsm = nsm;
+  return 0;
+}
+
+template <typename T, int P>
+static int kb_row_launch_p(const kb_row_args<T> &a, const kb_cuda_row_geom_t &g, int dev, int smem_max,
+                           cudaStream_t stream)
+{
+  {
+    std::lock_guard<std::mutex> lock(kb_row_lock);
+    if (!kb_row_dev[dev].attr_set[sizeof(T) == 8][P]) {
+      cudaError_t e = cudaFuncSetAttribute(kb_row_kernel<T, P>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                           smem_max);
+      if (e != cudaSuccess)
+        return (int)e;
+      kb_row_dev[dev].attr_set[sizeof(T) == 8][P] = true;
+    }
+  }
+  const int64_t grid = g.blocks < 0x7fffffff ? g.blocks : 0x7fffffff;
+  kb_row_kernel<T, P><<<(unsigned)grid, g.threads, (size_t)g.smem, stream>>>(a);
+  return (int)cudaGetLastError();
+}
+
+template <typename T>
+static bool kb_row_aligned(const void *ptr, int64_t rs, int64_t bs, int64_t batch, int w)
+{
+  return ((uintptr_t)ptr % (uintptr_t)(w * sizeof(T))) == 0 && rs % w == 0 && (batch == 1 || bs % w == 0);
+}
+
+template <typename T>
+static int kb_row_launch_t(const kb_cuda_step_t *st, void *stream)
+{
+  kb_row_args<T> a;
+  kb_cuda_row_geom_t g;
+  int dev, nsm, smem_max, f;
+  const int64_t P = st->p[0];
+  const int G = kb_row_g(st->type, P), VL = 16 / (int)sizeof(T);
+  if (st->in_is != 1 || st->out_is != 1 || st->conj_in || st->conjF ||
+      kb_cuda_row_geom(st->type, st->m, st->batch, st->K, st->nf, st->p, st->q, &g) != 0 ||
+      kb_row_props(&dev, &nsm, &smem_max) != 0)
+    return (int)cudaErrorInvalidValue;   // the planner never sends such a step here
+  memset(&a, 0, sizeof a);
+  a.nf = st->nf;
+  a.K = (int)st->K;
+  a.fsm = g.fsm;
+  a.fb_varies = 0;
+  for (f = 0; f < st->nf; f++) {
+    a.F[f] = (const T *)st->F[f];
+    a.fs_l[f] = st->fs_l[f];
+    a.fs_k[f] = st->fs_k[f];
+    a.f_bs[f] = st->f_bs[f];
+    if (st->batch > 1 && st->f_bs[f] != 0)
+      a.fb_varies = 1;
+  }
+  a.in = (const T *)st->in;
+  a.in_rs = st->in_rs;
+  a.in_bs = st->in_bs;
+  a.out = (T *)st->out;
+  a.out_rs = st->out_rs;
+  a.out_bs = st->out_bs;
+  a.m = st->m;
+  a.total = st->m * st->batch;
+  a.epilogue = st->epilogue;
+  a.sc = kb_make_scalars<T>(st->alpha, st->beta, st->dev_scalars, st->beta_zero);
+  a.vec_in = kb_row_aligned<T>(st->in, st->in_rs, st->in_bs, st->batch, G);
+  a.vec_out = kb_row_aligned<T>(st->out, st->out_rs, st->out_bs, st->batch, VL);
+  if (a.total < 1)
+    return 0;
+  switch (P) {
+  case 2: return kb_row_launch_p<T, 2>(a, g, dev, smem_max, (cudaStream_t)stream);
+  case 3: return kb_row_launch_p<T, 3>(a, g, dev, smem_max, (cudaStream_t)stream);
+  case 4: return kb_row_launch_p<T, 4>(a, g, dev, smem_max, (cudaStream_t)stream);
+  case 5: return kb_row_launch_p<T, 5>(a, g, dev, smem_max, (cudaStream_t)stream);
+  case 6: return kb_row_launch_p<T, 6>(a, g, dev, smem_max, (cudaStream_t)stream);
+  case 7: return kb_row_launch_p<T, 7>(a, g, dev, smem_max, (cudaStream_t)stream);
+  case 8: return kb_row_launch_p<T, 8>(a, g, dev, smem_max, (cudaStream_t)stream);
+  case 16: return kb_row_launch_p<T, 16>(a, g, dev, smem_max, (cudaStream_t)stream);
+  case 32:
+    if constexpr (sizeof(T) == 4)
+      return kb_row_launch_p<T, 32>(a, g, dev, smem_max, (cudaStream_t)stream);
+    break;
+  }
+  return (int)cudaErrorInvalidValue;
+}
+
+extern "C" int kb_cuda_row_launch(const kb_cuda_step_t *st, void *stream)
+{
+  switch (st->type) {
+  case 0: return kb_row_launch_t<float>(st, stream);
+  case 1: return kb_row_launch_t<double>(st, stream);
+  }
+  return (int)cudaErrorInvalidValue;
+}

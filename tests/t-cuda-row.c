@@ -1,0 +1,118 @@
+/* t-cuda-row.c - the whole-row kernel (KB_KERNEL_ROW, kernels/cuda/row.cu:
+ * every factor P x P with one P, a whole vector in shared memory, each
+ * digit updated in place) against the CPU backend: forced through wisdom
+ * files ("row:N" words) for every instantiated P in float and double, the
+ * 128 KB rows (8x8^5 and 32x32^3 float), both factor layouts, padded and
+ * odd leading dimensions (the element-wise paths), strided batches with
+ * their own factors, beta = 0 over a NaN Y, device pointer mode with alpha
+ * = 0 over NaN inputs, Y = X; the words that cannot be one are refused on
+ * import; the tuner times the kernel.  SKIPs without a CUDA device. */
+#include "t-cuda-util.c"
+#include "t-cuda-force.c"
+
+static void forced(void)
+{
+  static const struct {
+    int type;
+    int64_t P, n, mmax;
+  } sh[] = {
+    { 0, 2, 6, 40 },  { 0, 3, 4, 40 },  { 0, 4, 5, 40 },  { 0, 5, 3, 40 }, { 0, 6, 3, 40 },
+    { 0, 7, 3, 40 },  { 0, 8, 3, 40 },  { 0, 16, 3, 20 }, { 0, 32, 2, 40 }, { 0, 8, 5, 5 },
+    { 0, 32, 3, 3 },  { 0, 4, 7, 4 },   { 1, 2, 5, 40 },  { 1, 3, 5, 20 },  { 1, 4, 4, 40 },
+    { 1, 5, 3, 40 },  { 1, 6, 3, 40 },  { 1, 7, 2, 40 },  { 1, 8, 4, 10 },  { 1, 16, 3, 5 },
+  };
+  size_t s;
+  int rep;
+  for (s = 0; s < sizeof sh / sizeof sh[0]; s++)
+    for (rep = 0; rep < 3; rep++) {
+      int64_t p[TC_MAXF], i;
+      char plan[32];
+      tc_case_t c;
+      for (i = 0; i < sh[s].n; i++)
+        p[i] = sh[s].P;
+      /* LEFT with X not transposed: X and Y contiguous along K/L */
+      tc_case_init(&c, sh[s].type ? KRONBLAS_R_64F : KRONBLAS_R_32F, KRONBLAS_SIDE_LEFT, KRONBLAS_OP_N,
+                   (int)tc_range(0, 2), tc_range(1, sh[s].mmax), sh[s].n, p, p);
+      c.variant = (int)tc_range(0, 3);
+      if (c.variant >= TC_SB) {
+        c.batch = tc_range(1, 3);
+        c.sX = c.sY = -1;
+        for (i = 0; i < sh[s].n; i++) c.sF[i] = tc_range(0, 1) ? -1 : 0;
+      }
+      if (rep == 1) c.beta[0] = c.beta[1] = 0;
+      if (rep == 2) {
+        /* odd leading dimensions: X and Y rows not 16-byte aligned */
+        c.ldx = tc_K(&c) + 1;
+        c.ldy = tc_L(&c) + 3;
+      }
+      snprintf(plan, sizeof plan, "%lld:%lld:row:%lld", (long long)(sh[s].n - 1), (long long)sh[s].n,
+               (long long)sh[s].n);
+      ts_forced(&c, plan);
+    }
+}
+
+/* Device pointer mode (alpha = 0 over NaN X and factors), Y = X. */
+static void special(void)
+{
+  static const int64_t p8[] = { 8, 8, 8 }, p4[] = { 4, 4, 4, 4 };
+  tc_case_t c;
+  tc_case_init(&c, KRONBLAS_R_32F, KRONBLAS_SIDE_LEFT, KRONBLAS_OP_N, KRONBLAS_OP_N, 7, 3, p8, p8);
+  c.dev_ptr = 1;
+  ts_forced(&c, "2:3:row:3");
+  tc_case_init(&c, KRONBLAS_R_32F, KRONBLAS_SIDE_LEFT, KRONBLAS_OP_N, KRONBLAS_OP_N, 7, 3, p8, p8);
+  c.dev_ptr = 1;
+  c.alpha[0] = 0;
+  c.nan_xf = 1;
+  ts_forced(&c, "2:3:row:3");
+  tc_case_init(&c, KRONBLAS_R_64F, KRONBLAS_SIDE_LEFT, KRONBLAS_OP_N, KRONBLAS_OP_T, 9, 4, p4, p4);
+  c.alias = TC_ALIAS_X;
+  ts_forced(&c, "3:4:row:4");
+}
+
+static void bad_words(void)
+{
+  static const ts_bad_t bad[] = {
+    { "t0 xk0 yl1 dp0 pol0 m3 8x8,8x8,8x8", "2:3:row:3", "X along m" },
+    { "t0 xk1 yl0 dp0 pol0 m3 8x8,8x8,8x8", "2:3:row:3", "Y along m" },
+    { "t2 xk1 yl1 dp0 pol0 m3 8x8,8x8,8x8", "2:3:row:3", "complex" },
+    { "t0 xk1 yl1 dp0 pol2 m3 8x8,8x8,8x8", "2:3:row:3", "GENERIC policy" },
+    { "t0 xk1 yl1 dp0 pol1 m3 8x8,8x8,8x8", "2:3:row:3", "NO_FUSION policy" },
+    { "t0 xk1 yl1 dp0 pol0 m3 8x8,8x8,4x4", "2:3:row:3", "two factor sizes" },
+    { "t0 xk1 yl1 dp0 pol0 m3 8x4,8x4,8x4", "2:3:row:3", "rectangular factors" },
+    { "t0 xk1 yl1 dp0 pol0 m3 8x8,8x8,8x8", "2:2:row:2 0:1:generic", "not every factor" },
+    { "t0 xk1 yl1 dp0 pol0 m3 8x8,8x8,8x8", "2:3:row:2", "F != nf" },
+    { "t0 xk1 yl1 dp0 pol0 m3 8x8", "0:1:row:1", "one factor" },
+    { "t0 xk1 yl1 dp0 pol0 m3 8x8,8x8,8x8,8x8,8x8,8x8", "5:6:row:6", "a 1 MB row" },
+    { "t1 xk1 yl1 dp0 pol0 m3 32x32,32x32", "1:2:row:2", "double P = 32 (not instantiated)" },
+    { "t0 xk1 yl1 dp0 pol0 m3 9x9,9x9", "1:2:row:2", "P = 9 (not instantiated)" },
+    { "t0 xk1 yl1 dp0 pol0 m3 8x8,8x8,8x8", "2:3:row:03", "a leading zero" },
+  };
+  ts_refused(bad, sizeof bad / sizeof bad[0]);
+  tap_ok(ts_import("t1 xk1 yl1 dp1 pol0 m3 8x8,8x8,8x8", "2:3:row:3"), "and takes it in device pointer mode");
+  kronblasForgetWisdom(tc_gpu);
+}
+
+/* The tuner times the kernel (its log line) and what it keeps is right. */
+static void tuned(void)
+{
+  static const int64_t p8[] = { 8, 8, 8, 8, 8 };
+  tc_case_t c;
+  char *b;
+  tc_case_init(&c, KRONBLAS_R_32F, KRONBLAS_SIDE_LEFT, KRONBLAS_OP_N, KRONBLAS_OP_N, 64, 5, p8, p8);
+  c.tune = 1;
+  b = ts_run_log(&c);
+  tap_ok(b != NULL && strstr(b, "K=32768 row -6") != NULL, "the tuner times the whole-row kernel (64_8x8^5 float)");
+  free(b);
+  kronblasForgetWisdom(tc_gpu);
+}
+
+int main(void)
+{
+  ts_setup("t-cuda-row");
+  forced();
+  special();
+  bad_words();
+  tuned();
+  ts_teardown();
+  return tap_done();
+}
