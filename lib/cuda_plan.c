@@ -5,7 +5,9 @@
  * generic kernel or cuBLAS (lib/cuda_cublas.c), or F consecutive factors
  * of any shapes on the whole-vector kernel (kernels/cuda/small.cu: every
  * intermediate of a vector in shared memory; any type, any input layout),
- * or F consecutive equal
+ * or -- all factors at once, every one P x P with one P, the vector whole in
+ * shared memory -- the whole-row kernel (kernels/cuda/row.cu, digits in
+ * place), or F consecutive equal
  * square factors on a fast configuration, usable where its input runs along
  * k (X for the first launch when it is contiguous along K; the workspace
  * intermediates always), or -- first launch only -- along m with a block of
