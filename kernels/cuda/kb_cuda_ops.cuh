@@ -72,6 +72,27 @@ __device__ __forceinline__ T kb_load_beta(const kb_scalars<T> &s, bool *zero)
   return b;
 }
 
+// What a step kernel knows of its epilogue as it starts (every kernel:
+// generic, fast, whole-vector, whole-row): alpha, beta, whether beta is
+// zero (Y is then not read) and whether alpha is zero in device pointer
+// mode (the kernel then reads neither the input nor the factors, and one
+// whose output is an intermediate has nothing to do).
+template <typename T>
+struct kb_epi_vals {
+  T alpha, beta;
+  bool azero, bzero;
+};
+
+template <typename T>
+__device__ __forceinline__ kb_epi_vals<T> kb_epi_start(const kb_scalars<T> &s)
+{
+  kb_epi_vals<T> e;
+  e.azero = s.alpha_p != nullptr && kb_is_zero(*s.alpha_p);
+  e.alpha = kb_load_alpha(s);
+  e.beta = kb_load_beta(s, &e.bzero);
+  return e;
+}
+
 #ifndef __CUDACC_RTC__
 // The scalars of a launch from a step's fields (host side of every
 // launcher: fast, generic, whole-vector, scale).

@@ -240,13 +240,11 @@ kb_fast_kernel(const kb_fast_args<T> a)
   const int qg = (tid / S::NSG) % S::NQG;
   const int mg = tid / (S::NSG * S::NQG);
 
-  // Device pointer mode: alpha == 0 reads neither the input nor the factors.
-  const bool azero = a.sc.alpha_p != nullptr && kb_is_zero(*a.sc.alpha_p);
-  if (azero && a.epilogue == KB_EPI_NONE)
+  const kb_epi_vals<T> ep = kb_epi_start(a.sc);
+  if (ep.azero && a.epilogue == KB_EPI_NONE)
     return;
-  const T alpha = kb_load_alpha(a.sc);
-  bool bzero;
-  const T beta = kb_load_beta(a.sc, &bzero);
+  const T alpha = ep.alpha, beta = ep.beta;
+  const bool azero = ep.azero, bzero = ep.bzero;
 
   const int64_t nslab = a.K / TK;
   const int64_t nrb = (a.m + TM - 1) / TM;

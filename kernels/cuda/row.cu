@@ -279,13 +279,11 @@ __global__ void __launch_bounds__(kb_row_shape<T, P>::NT) kb_row_kernel(const kb
   T *const Fs = buf + a.fsm;
   const int tid = threadIdx.x, NT = blockDim.x;
 
-  // Device pointer mode: alpha == 0 reads neither the input nor the factors.
-  const bool azero = a.sc.alpha_p != nullptr && kb_is_zero(*a.sc.alpha_p);
-  if (azero && a.epilogue == KB_EPI_NONE)
+  const kb_epi_vals<T> ep = kb_epi_start(a.sc);
+  if (ep.azero && a.epilogue == KB_EPI_NONE)
     return;
-  const T alpha = kb_load_alpha(a.sc);
-  bool bzero;
-  const T beta = kb_load_beta(a.sc, &bzero);
+  const T alpha = ep.alpha, beta = ep.beta;
+  const bool azero = ep.azero, bzero = ep.bzero;
 
   int64_t fb = -1;
 #pragma unroll 1

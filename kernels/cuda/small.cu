@@ -174,12 +174,11 @@ __global__ void __launch_bounds__(256) kb_small_kernel(const kb_small_args<T> a)
 {
   extern __shared__ __align__(16) unsigned char kb_small_smem[];
   T *smem = reinterpret_cast<T *>(kb_small_smem);
-  const bool azero = a.sc.alpha_p != nullptr && kb_is_zero(*a.sc.alpha_p);
-  if (azero && a.epilogue == KB_EPI_NONE)
+  const kb_epi_vals<T> ep = kb_epi_start(a.sc);
+  if (ep.azero && a.epilogue == KB_EPI_NONE)
     return;
-  const T alpha = kb_load_alpha(a.sc);
-  bool bzero;
-  const T beta = kb_load_beta(a.sc, &bzero);
+  const T alpha = ep.alpha, beta = ep.beta;
+  const bool azero = ep.azero, bzero = ep.bzero;
   int qlast = a.q[a.nf - 1];
   const int l_lo = blockIdx.y * a.lchunk;
   const int l_hi = l_lo + a.lchunk < qlast ? l_lo + a.lchunk : qlast;

@@ -39,12 +39,11 @@ struct kb_gen_args {
 template <typename T>
 __global__ void __launch_bounds__(256) kb_generic_step(const kb_gen_args<T> a)
 {
-  const bool azero = a.sc.alpha_p != nullptr && kb_is_zero(*a.sc.alpha_p);
-  if (azero && a.epilogue == KB_EPI_NONE)
+  const kb_epi_vals<T> ep = kb_epi_start(a.sc);
+  if (ep.azero && a.epilogue == KB_EPI_NONE)
     return;
-  const T alpha = kb_load_alpha(a.sc);
-  bool bzero;
-  const T beta = kb_load_beta(a.sc, &bzero);
+  const T alpha = ep.alpha, beta = ep.beta;
+  const bool azero = ep.azero, bzero = ep.bzero;
   const int64_t per = a.m * a.q * a.S;
   const int64_t total = per * a.batch;
   for (int64_t idx = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; idx < total;
