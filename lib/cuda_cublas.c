@@ -198,8 +198,8 @@ static int kb_cuda_cublas_factor_left(kb_cuda_state_t *cs, const kb_cuda_step_t 
  * with post the digits after this one, already produced; out_r is (pre, q,
  * post).  post == 1: the factor on the left (above).  Otherwise, for each
  * (r, a < pre): C (post x q) = in (post x p) * B, B[k,l] = A[l,k], a batch
- * over a (over r and a together where the rows are contiguous, else one
- * batch per row). */
+ * over a (over r and a together where the rows are contiguous or pre is
+ * 1, else one batch per row). */
 static int kb_cuda_cublas_nat_step(kb_cuda_state_t *cs, const kb_cuda_step_t *st, void *stream)
 {
   const int64_t p = st->p[0], q = st->q[0], post = st->post;
@@ -215,6 +215,10 @@ static int kb_cuda_cublas_nat_step(kb_cuda_state_t *cs, const kb_cuda_step_t *st
     return kb_cuda_cublas_factor_left(cs, st, stream, pre);
   if (st->in_rs == pre * p * post && st->out_rs == pre * q * post)
     return kb_cuda_cublas_gemms(cs, st, stream, CUBLAS_OP_N, post, post, p * post, post, q * post, pre * st->m);
+  /* One slice per row (the slowest digit, padded rows): a batch over the
+   * rows at their own strides. */
+  if (pre == 1)
+    return kb_cuda_cublas_gemms(cs, st, stream, CUBLAS_OP_N, post, post, st->in_rs, post, st->out_rs, st->m);
   row = *st;
   for (r = 0; r < st->m && err == (int)cudaSuccess; r++) {
     row.in = (const char *)st->in + (ptrdiff_t)(r * st->in_rs) * (ptrdiff_t)esz;
