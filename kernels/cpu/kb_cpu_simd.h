@@ -28,6 +28,13 @@ typedef float kb_r;
 #define KB_SFENCE() _mm_sfence()
 #define KB_TGT __attribute__((target("avx512f,avx512dq,avx512vl,avx512bw,avx2,fma,avx")))
 #define KB_NACC 24
+/* Slice blocks in the general micro-tiles (opt_kernels.inc, kb_uk_sb): a
+ * 512-bit load, plain or broadcast, issues at one per cycle on the Ice
+ * Lake guest this was measured on (256-bit ones at 1.65, FMAs at 1.7-2),
+ * so a micro-tile needs at most one load per two FMAs; 8x2 has 10 per 16,
+ * two slices sharing each broadcast (6x2s2) 10 per 24, 8x1 9 per 8 and
+ * three slices (8x1s3) 11 per 24. */
+#define KB_UK_SB2 1
 #define KB_HAVE_TR 1
 
 /* In-register transposes of a square block of units (32, 64 or 128 bits):
@@ -140,6 +147,14 @@ typedef __m512d kb_v;
 #define KB_VSWAP(v) _mm512_permute_pd((v), 0x55)
 #define KB_VADDSUB(a, b) _mm512_fmaddsub_pd((a), _mm512_set1_pd(1.0), (b))
 #define KB_VNEGODD(v) _mm512_mask_sub_pd((v), 0xaa, _mm512_setzero_pd(), (v))
+/* k pairs (opt_kernels.inc, kb_d0p_body): (p[0], p[1]) repeated; pair
+ * vectors (r0[j], r1[j]) of the low (LO) or high (HI) half of two rows;
+ * the sums of adjacent lanes of a, then of b (the pairs folded back). */
+#define KB_VBCAST2(p) _mm512_broadcast_f64x2(_mm_loadu_pd(p))
+#define KB_VPAIRLO(r0, r1) _mm512_permutex2var_pd((r0), _mm512_setr_epi64(0, 8, 1, 9, 2, 10, 3, 11), (r1))
+#define KB_VPAIRHI(r0, r1) _mm512_permutex2var_pd((r0), _mm512_setr_epi64(4, 12, 5, 13, 6, 14, 7, 15), (r1))
+#define KB_VPAIRSUM(a, b) _mm512_add_pd(_mm512_permutex2var_pd((a), _mm512_setr_epi64(0, 2, 4, 6, 8, 10, 12, 14), (b)), \
+                                        _mm512_permutex2var_pd((a), _mm512_setr_epi64(1, 3, 5, 7, 9, 11, 13, 15), (b)))
 #else
 typedef __m512 kb_v;
 #define KB_RVL 16
@@ -157,7 +172,23 @@ typedef __m512 kb_v;
 #define KB_VSWAP(v) _mm512_permute_ps((v), 0xb1)
 #define KB_VADDSUB(a, b) _mm512_fmaddsub_ps((a), _mm512_set1_ps(1.0f), (b))
 #define KB_VNEGODD(v) _mm512_mask_sub_ps((v), 0xaaaa, _mm512_setzero_ps(), (v))
+KB_INLINE KB_TGT __m512 kb_vbcast2_ps(const float *p)
+{
+  int64_t u;
+  memcpy(&u, p, sizeof u);
+  return _mm512_castsi512_ps(_mm512_set1_epi64(u));
+}
+#define KB_VBCAST2(p) kb_vbcast2_ps(p)
+#define KB_VPAIRLO(r0, r1) _mm512_permutex2var_ps((r0), _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23), (r1))
+#define KB_VPAIRHI(r0, r1) _mm512_permutex2var_ps((r0), _mm512_setr_epi32(8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31), (r1))
+#define KB_VPAIRSUM(a, b) _mm512_add_ps( \
+    _mm512_permutex2var_ps((a), _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30), (b)), \
+    _mm512_permutex2var_ps((a), _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31), (b)))
 #endif
+/* The digit-0 kernel in k pairs for factors one to three vectors wide
+ * (opt_kernels.inc, kb_d0p_run), where broadcasts, one per slice and k,
+ * would otherwise be at least half the loads (see KB_UK_SB2). */
+#define KB_D0_PAIRS 1
 
 /* --------------------------------------------------------------- AVX2 */
 #elif defined(KB_ISA_AVX2)
@@ -167,6 +198,8 @@ typedef __m512 kb_v;
 #define KB_SFENCE() _mm_sfence()
 #define KB_TGT __attribute__((target("avx2,fma,avx")))
 #define KB_NACC 12
+#define KB_UK_SB2 0
+#define KB_D0_PAIRS 0
 #define KB_HAVE_TR 1
 
 /* In-register transposes, as for AVX-512 (masked loads of nc units from
@@ -279,6 +312,8 @@ typedef __m256 kb_v;
 #define KB_SFENCE() ((void)0)
 #define KB_TGT
 #define KB_NACC 12
+#define KB_UK_SB2 0
+#define KB_D0_PAIRS 0
 #define KB_HAVE_TR 0
 /* 16-byte vectors: SSE2 on any x86-64, NEON elsewhere, scalar code where
  * neither exists; the compiler contracts a*b+c where the target has FMA. */
