@@ -209,6 +209,12 @@ int kb_cuda_small_geom(int type, int64_t m, int64_t batch, int64_t K, int nf, co
 /* Launches a KB_KERNEL_SMALL step.  Returns a cudaError_t. */
 int kb_cuda_small_launch(const kb_cuda_step_t *st, void *stream);
 
+/* The current device (below KB_CUDA_MAXDEV), its multiprocessors and its
+ * opt-in shared memory per block, read once per device (small.cu); 0, or
+ * -1 without a device. */
+#define KB_CUDA_MAXDEV 64
+int kb_cuda_dev_props(int *dev, int *nsm, int *smem_max);
+
 /* The whole-row kernel (KB_KERNEL_ROW, row.cu): a block takes one vector,
  * reads its slowest digit's slices from global memory, applies the nf
  * factors digit by digit in place in shared memory, and copies the row out

@@ -344,39 +344,10 @@ __global__ void __launch_bounds__(kb_row_shape<T, P>::NT) kb_row_kernel(const kb
 
 // ------------------------------------------------------------- host side
 
-// Device properties per device, read once.
-#define KB_ROW_MAXDEV 64
-static struct {
-  int nsm, smem_max;
-  bool attr_set[2][33];
-} kb_row_dev[KB_ROW_MAXDEV];
-static bool kb_row_dev_known[KB_ROW_MAXDEV];
+// Whether a kernel may take the device's opt-in shared memory, per device
+// (the properties themselves: kb_cuda_dev_props, small.cu).
+static bool kb_row_attr_set[KB_CUDA_MAXDEV][2][33];
 static std::mutex kb_row_lock;
-
-static int kb_row_props(int *dev_out, int *nsm, int *smem_max)
-{
-  int dev = 0;
-  if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= KB_ROW_MAXDEV) {
-    (void)cudaGetLastError();
-    return -1;
-  }
-  std::lock_guard<std::mutex> lock(kb_row_lock);
-  if (!kb_row_dev_known[dev]) {
-    int n = 0, s = 0;
-    if (cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess ||
-        cudaDeviceGetAttribute(&s, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) != cudaSuccess) {
-      (void)cudaGetLastError();
-      return -1;
-    }
-    kb_row_dev[dev].nsm = n > 0 ? n : 1;
-    kb_row_dev[dev].smem_max = s;
-    kb_row_dev_known[dev] = true;
-  }
-  *dev_out = dev;
-  *nsm = kb_row_dev[dev].nsm;
-  *smem_max = kb_row_dev[dev].smem_max;
-  return 0;
-}
 
 // The instantiated factor sizes: double P = 32 would spill its 32-element
 // slices (and only 32^2 fits).
@@ -404,7 +375,7 @@ extern "C" int kb_cuda_row_geom(int type, int64_t m, int64_t batch, int64_t K, i
       return -1;
     prod *= P;
   }
-  if (prod != K || kb_row_props(&dev, &nsm, &smem_max) != 0)
+  if (prod != K || kb_cuda_dev_props(&dev, &nsm, &smem_max) != 0)
     return -1;
   row = (K + 8 * (16 / esz) - 1) / (8 * (16 / esz)) * (8 * (16 / esz));   // whole rows of 8 chunks
   g->smem = (row + (int64_t)nf * P * P) * esz;
@@ -425,12 +396,12 @@ static int kb_row_launch_p(const kb_row_args<T> &a, const kb_cuda_row_geom_t &g,
 {
   {
     std::lock_guard<std::mutex> lock(kb_row_lock);
-    if (!kb_row_dev[dev].attr_set[sizeof(T) == 8][P]) {
+    if (!kb_row_attr_set[dev][sizeof(T) == 8][P]) {
       cudaError_t e = cudaFuncSetAttribute(kb_row_kernel<T, P>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                            smem_max);
       if (e != cudaSuccess)
         return (int)e;
-      kb_row_dev[dev].attr_set[sizeof(T) == 8][P] = true;
+      kb_row_attr_set[dev][sizeof(T) == 8][P] = true;
     }
   }
   const int64_t grid = g.blocks < 0x7fffffff ? g.blocks : 0x7fffffff;
@@ -454,7 +425,7 @@ static int kb_row_launch_t(const kb_cuda_step_t *st, void *stream)
   const int G = kb_row_g(st->type, P), VL = 16 / (int)sizeof(T);
   if (st->in_is != 1 || st->out_is != 1 || st->conj_in || st->conjF ||
       kb_cuda_row_geom(st->type, st->m, st->batch, st->K, st->nf, st->p, st->q, &g) != 0 ||
-      kb_row_props(&dev, &nsm, &smem_max) != 0)
+      kb_cuda_dev_props(&dev, &nsm, &smem_max) != 0)
     return (int)cudaErrorInvalidValue;   // the planner never sends such a step here
   memset(&a, 0, sizeof a);
   a.nf = st->nf;

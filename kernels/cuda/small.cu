@@ -260,19 +260,19 @@ static int kb_small_esz(int type)
 
 static int kb_small_rl(int type) { return type >= 2 ? 2 : 4; }
 
-// Device properties per device, read once.
-#define KB_SMALL_MAXDEV 64
+// Device properties per device, read once (kb_cuda_dev_props: also the
+// whole-row kernel's); and whether this file's kernels may take them.
 static struct {
   int nsm, smem_max;
   bool attr_set[4];
-} kb_small_dev[KB_SMALL_MAXDEV];
-static bool kb_small_dev_known[KB_SMALL_MAXDEV];
+} kb_small_dev[KB_CUDA_MAXDEV];
+static bool kb_small_dev_known[KB_CUDA_MAXDEV];
 static std::mutex kb_small_lock;
 
-static int kb_small_props(int *dev_out, int *nsm, int *smem_max)
+extern "C" int kb_cuda_dev_props(int *dev_out, int *nsm, int *smem_max)
 {
   int dev = 0;
-  if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= KB_SMALL_MAXDEV) {
+  if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= KB_CUDA_MAXDEV) {
     (void)cudaGetLastError();
     return -1;
   }
@@ -337,7 +337,7 @@ extern "C" int kb_cuda_small_geom(int type, int64_t m, int64_t batch, int64_t K,
   int dev, nsm, smem_max, tm, elems;
   int64_t groups, blocks, tiles_l;
   kb_small_layout lay;
-  if (esz == 0 || m < 1 || batch < 1 || kb_small_props(&dev, &nsm, &smem_max) != 0)
+  if (esz == 0 || m < 1 || batch < 1 || kb_cuda_dev_props(&dev, &nsm, &smem_max) != 0)
     return -1;
   elems = smem_max / esz;
   if (kb_small_layout_of(K, nf, p, q, elems, &lay) != 0)
@@ -377,7 +377,7 @@ static int kb_small_launch_t(const kb_cuda_step_t *st, void *stream)
   int dev, nsm, smem_max, f, off, RL = kb_small_tile<T>::RL;
   int64_t tiles_l, grid;
   if (kb_cuda_small_geom(st->type, st->m, st->batch, st->K, st->nf, st->p, st->q, &g) != 0 ||
-      kb_small_props(&dev, &nsm, &smem_max) != 0 ||
+      kb_cuda_dev_props(&dev, &nsm, &smem_max) != 0 ||
       kb_small_layout_of(st->K, st->nf, st->p, st->q, smem_max / (int)sizeof(T), &lay) != 0)
     return (int)cudaErrorInvalidValue;   // the planner never sends such a step here
   {
