@@ -28,7 +28,7 @@
 #include <cstring>
 #include <mutex>
 
-template <typename T, int N> struct kb_row_vec { T v[N]; };
+template <typename T, int N> struct kb_row_vec;   // vector types of N elements
 template <> struct kb_row_vec<float, 4> { typedef float4 type; };
 template <> struct kb_row_vec<float, 2> { typedef float2 type; };
 template <> struct kb_row_vec<double, 2> { typedef double2 type; };
@@ -256,7 +256,7 @@ struct kb_row_args {
   int64_t m, total;             // vectors per entry, vectors in all
   int epilogue;
   kb_scalars<T> sc;
-  int vec_in, vec_out;          // in (out) allow G-element (16-byte) vector accesses
+  int vec_in, vec_out;          // in allows G-element, out 16-byte vector accesses
 };
 
 template <typename T>
