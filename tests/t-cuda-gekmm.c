@@ -14,14 +14,7 @@ static void run_shape_t(kronblasDataType_t t, int64_t m, int64_t n, const int64_
   tc_case_t c;
   tc_case_init(&c, t, (int)tc_range(0, 1), (int)tc_range(0, 2), (int)tc_range(0, 2), m, n, p, q);
   c.variant = (int)tc_range(0, 3);
-  if (c.variant >= TC_SB) {
-    c.batch = tc_range(1, 2);
-    c.sX = c.sY = -1;
-    {
-      int64_t i;
-      for (i = 0; i < n; i++) c.sF[i] = tc_range(0, 1) ? -1 : 0;
-    }
-  }
+  tc_case_batch(&c, 2);
   if (tc_range(0, 3) == 0) c.beta[0] = c.beta[1] = 0;
   c.policy = policy;
   c.tune = tune;

@@ -34,12 +34,7 @@ static void run_mrows(kronblasDataType_t t, int right, int64_t m, int64_t n, con
                p, q);
   c.ldx = m + (tc_range(0, 1) ? 5 : 0);
   c.variant = (int)tc_range(0, 3);
-  if (c.variant >= TC_SB) {
-    int64_t i;
-    c.batch = tc_range(1, 3);
-    c.sX = c.sY = -1;
-    for (i = 0; i < n; i++) c.sF[i] = tc_range(0, 1) ? -1 : 0;
-  }
+  tc_case_batch(&c, 3);
   if (tc_range(0, 3) == 0) c.beta[0] = c.beta[1] = 0;
   c.policy = tc_range(0, 3) == 0 ? KRONBLAS_KERNELS_NO_FUSION : KRONBLAS_KERNELS_ALL;
   c.tune = tune;

@@ -29,16 +29,11 @@ static void forced(void)
   for (s = 0; s < sizeof sh / sizeof sh[0]; s++)
     for (rep = 0; rep < 4; rep++) {
       tc_case_t c;
-      int64_t i;
       /* LEFT with X not transposed: X and Y contiguous along K/L */
       tc_case_init(&c, rep % 2 ? KRONBLAS_R_64F : KRONBLAS_R_32F, KRONBLAS_SIDE_LEFT, KRONBLAS_OP_N,
                    (int)tc_range(0, 2), tc_range(1, 40), sh[s].n, sh[s].p, sh[s].q);
       c.variant = (int)tc_range(0, 3);
-      if (c.variant >= TC_SB) {
-        c.batch = tc_range(1, 3);
-        c.sX = c.sY = -1;
-        for (i = 0; i < sh[s].n; i++) c.sF[i] = tc_range(0, 1) ? -1 : 0;
-      }
+      tc_case_batch(&c, 3);
       if (rep == 1) c.beta[0] = c.beta[1] = 0;
       if (rep >= 2) {
         /* contiguous rows: the merged batches */

@@ -17,14 +17,9 @@
 static void tr_case(tc_case_t *c, kronblasDataType_t t, int64_t m, int64_t n, const int64_t *p,
                     const int64_t *q, int dev_ok)
 {
-  int64_t i;
   tc_case_init(c, t, KRONBLAS_SIDE_RIGHT, KRONBLAS_OP_N, (int)tc_range(0, 2), m, n, p, q);
   c->variant = (int)tc_range(0, 3);
-  if (c->variant >= TC_SB) {
-    c->batch = tc_range(1, 3);
-    c->sX = c->sY = -1;
-    for (i = 0; i < n; i++) c->sF[i] = tc_range(0, 1) ? -1 : 0;
-  }
+  tc_case_batch(c, 3);
   if (tc_range(0, 3) == 0) c->beta[0] = c->beta[1] = 0;
   c->dev_ptr = dev_ok && tc_range(0, 3) == 0;
 }

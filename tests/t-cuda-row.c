@@ -34,11 +34,7 @@ static void forced(void)
       tc_case_init(&c, sh[s].type ? KRONBLAS_R_64F : KRONBLAS_R_32F, KRONBLAS_SIDE_LEFT, KRONBLAS_OP_N,
                    (int)tc_range(0, 2), tc_range(1, sh[s].mmax), sh[s].n, p, p);
       c.variant = (int)tc_range(0, 3);
-      if (c.variant >= TC_SB) {
-        c.batch = tc_range(1, 3);
-        c.sX = c.sY = -1;
-        for (i = 0; i < sh[s].n; i++) c.sF[i] = tc_range(0, 1) ? -1 : 0;
-      }
+      tc_case_batch(&c, 3);
       if (rep == 1) c.beta[0] = c.beta[1] = 0;
       if (rep == 2) {
         /* odd leading dimensions: X and Y rows not 16-byte aligned */

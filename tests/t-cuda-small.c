@@ -122,11 +122,7 @@ static void random_cases(void)
     ts_case(&c, types[it % 4], (int)tc_range(0, 1), (int)tc_range(0, 2), (int)tc_range(0, 2), tc_range(2, 40),
             n, p, q);
     c.variant = (int)tc_range(0, 3);
-    if (c.variant >= TC_SB) {
-      c.batch = tc_range(1, 3);
-      c.sX = c.sY = -1;
-      for (i = 0; i < n; i++) c.sF[i] = tc_range(0, 1) ? -1 : 0;
-    }
+    tc_case_batch(&c, 3);
     if (tc_range(0, 3) == 0) c.beta[0] = c.beta[1] = 0;
     c.dev_ptr = tc_range(0, 3) == 0;
     for (i = n - 1; i >= 0;) {

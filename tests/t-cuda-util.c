@@ -169,6 +169,21 @@ static void tc_case_init(tc_case_t *c, kronblasDataType_t t, int side, int tX, i
   c->beta[1] = tc_cplx(t) ? tc_unif() : 0;
 }
 
+/* The strided-batch entry points (variant >= TC_SB): up to maxb entries,
+ * X and Y entries apart by their extent plus a random gap, each factor
+ * either its own per entry or shared (stride 0).  Other variants keep one
+ * entry. */
+static void tc_case_batch(tc_case_t *c, int64_t maxb)
+{
+  int64_t i;
+  if (c->variant < TC_SB)
+    return;
+  c->batch = tc_range(1, maxb);
+  c->sX = c->sY = -1;
+  for (i = 0; i < c->n; i++)
+    c->sF[i] = tc_range(0, 1) ? -1 : 0;
+}
+
 static int64_t tc_K(const tc_case_t *c) { int64_t i, K = 1; for (i = 0; i < c->n; i++) K *= c->p[i]; return K; }
 static int64_t tc_L(const tc_case_t *c) { int64_t i, L = 1; for (i = 0; i < c->n; i++) L *= c->q[i]; return L; }
 
