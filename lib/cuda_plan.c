@@ -194,7 +194,10 @@ static double kb_small_cost(const kb_problem_t *pb, int64_t i, int64_t K, int nf
  * = 32, whose two-slice register tiles multiply at about half the rate
  * (H100, 2026-11-21, float ms measured / priced: 1024_8x8^5 0.18 / 0.20,
  * 1024_32x32^3 0.50 / 0.50, 1024_4x4^7 0.090 / 0.087, 1024_6x6^6 0.40 /
- * 0.27, 1024_3x3^7 0.024 / 0.014; double 1024_4x4^7 0.215 / 0.17). */
+ * 0.27, 1024_3x3^7 0.024 / 0.014; double 1024_4x4^7 0.215 / 0.17).  Rows
+ * split over a cluster (row.cu) are priced alike: H100, 2026-11-21, float
+ * 1024_8x8^5 0.164 (two blocks a vector), 1024_8x8^6 1.94, 1024_16x16^4
+ * 0.51, double 1024_8x8^5 0.33, 1024_16x16^4 0.79 ms measured. */
 #define KB_ROW_P32_FRAC 0.45
 static double kb_row_cost(const kb_problem_t *pb, int64_t K, int nf, int nsm)
 {

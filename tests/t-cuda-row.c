@@ -2,7 +2,8 @@
  * every factor P x P with one P, a whole vector in shared memory, each
  * digit updated in place) against the CPU backend: forced through wisdom
  * files ("row:N" words) for every instantiated P in float and double, the
- * 128 KB rows (8x8^5 and 32x32^3 float), both factor layouts, padded and
+ * 128 KB rows (8x8^5 and 32x32^3 float), rows split over a cluster of
+ * blocks (every instantiated cluster), both factor layouts, padded and
  * odd leading dimensions (the element-wise paths), strided batches with
  * their own factors, beta = 0 over a NaN Y, device pointer mode with alpha
  * = 0 over NaN inputs, Y = X; the words that cannot be one are refused on
@@ -20,6 +21,11 @@ static void forced(void)
     { 0, 7, 3, 40 },  { 0, 8, 3, 40 },  { 0, 16, 3, 20 }, { 0, 32, 2, 40 }, { 0, 8, 5, 5 },
     { 0, 32, 3, 3 },  { 0, 4, 7, 4 },   { 1, 2, 5, 40 },  { 1, 3, 5, 20 },  { 1, 4, 4, 40 },
     { 1, 5, 3, 40 },  { 1, 6, 3, 40 },  { 1, 7, 2, 40 },  { 1, 8, 4, 10 },  { 1, 16, 3, 5 },
+    /* over a cluster of blocks (every instantiated one; 5^7 and 7^6 leave
+     * an odd count of positions per block: the element-wise last digit) */
+    { 0, 4, 8, 3 },   { 0, 5, 7, 3 },   { 0, 6, 7, 2 },   { 0, 7, 6, 3 },  { 0, 8, 6, 3 },
+    { 0, 16, 4, 3 },  { 1, 4, 8, 3 },   { 1, 5, 7, 3 },   { 1, 6, 6, 3 },  { 1, 7, 6, 3 },
+    { 1, 8, 5, 3 },   { 1, 16, 4, 3 },
   };
   size_t s;
   int rep;
@@ -78,7 +84,8 @@ static void bad_words(void)
     { "t0 xk1 yl1 dp0 pol0 m3 8x8,8x8,8x8", "2:2:row:2 0:1:generic", "not every factor" },
     { "t0 xk1 yl1 dp0 pol0 m3 8x8,8x8,8x8", "2:3:row:2", "F != nf" },
     { "t0 xk1 yl1 dp0 pol0 m3 8x8", "0:1:row:1", "one factor" },
-    { "t0 xk1 yl1 dp0 pol0 m3 8x8,8x8,8x8,8x8,8x8,8x8", "5:6:row:6", "a 1 MB row" },
+    { "t0 xk1 yl1 dp0 pol0 m3 8x8,8x8,8x8,8x8,8x8,8x8,8x8", "6:7:row:7", "an 8 MB row" },
+    { "t1 xk1 yl1 dp0 pol0 m3 8x8,8x8,8x8,8x8,8x8,8x8", "5:6:row:6", "double 8^6: 1 MB a block of two" },
     { "t1 xk1 yl1 dp0 pol0 m3 32x32,32x32", "1:2:row:2", "double P = 32 (not instantiated)" },
     { "t0 xk1 yl1 dp0 pol0 m3 9x9,9x9", "1:2:row:2", "P = 9 (not instantiated)" },
     { "t0 xk1 yl1 dp0 pol0 m3 8x8,8x8,8x8", "2:3:row:03", "a leading zero" },

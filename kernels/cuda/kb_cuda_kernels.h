@@ -218,17 +218,20 @@ int kb_cuda_dev_props(int *dev, int *nsm, int *smem_max);
 /* The whole-row kernel (KB_KERNEL_ROW, row.cu): a block takes one vector,
  * reads its slowest digit's slices from global memory, applies the nf
  * factors digit by digit in place in shared memory, and copies the row out
- * with the epilogue.  kb_cuda_row_geom: 0 and the launch geometry on the
- * current device if the step can run there (real type, nf >= 2 factors,
- * all P x P with one P of the instantiated set, K == P^nf, the vector and
- * the factors within the opt-in shared memory), -1 if not.  The launch
- * also needs X and Y contiguous along k (in_is == out_is == 1) and real,
- * unconjugated operands. */
+ * with the epilogue; a vector over one block's shared memory is split over
+ * a cluster of blocks by its slowest digit, which is then applied last
+ * through distributed shared memory (sm_90).  kb_cuda_row_geom: 0 and the
+ * launch geometry on the current device if the step can run there (real
+ * type, nf >= 2 factors, all P x P with one P of the instantiated set, K ==
+ * P^nf, the vector's share and the factors within the opt-in shared
+ * memory), -1 if not.  The launch also needs X and Y contiguous along k
+ * (in_is == out_is == 1) and real, unconjugated operands. */
 typedef struct {
   int threads;       /* per block */
   int fsm;           /* shared-memory offset of the staged factors (elements) */
   int nsm;           /* multiprocessors of the device */
-  int64_t blocks;    /* one per vector */
+  int cluster;       /* blocks per vector: 1, or a cluster of 2..8 dividing P */
+  int64_t blocks;    /* cluster blocks per vector */
   int64_t smem;      /* dynamic shared memory bytes per block */
 } kb_cuda_row_geom_t;
 int kb_cuda_row_geom(int type, int64_t m, int64_t batch, int64_t K, int nf, const int64_t *p,

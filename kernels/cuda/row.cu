@@ -1,6 +1,7 @@
 // row.cu - the whole-row kernel (KB_KERNEL_ROW): one launch applies all nf
 // factors of a problem whose factors are all P x P (one P) to vectors that
-// fit in shared memory whole, each factor's digit updated in place.
+// fit in shared memory whole -- one block's, or a thread-block cluster's
+// (below, "rows over a cluster") --, each factor's digit updated in place.
 //
 // Why in place: the rotating sliced multiply (kb_fast.cuh, small.cu)
 // writes each factor's output into a second buffer with its new digit
@@ -25,6 +26,7 @@
 #include "kb_cuda_kernels.h"
 #include "kb_cuda_ops.cuh"
 
+#include <cooperative_groups.h>
 #include <cstring>
 #include <mutex>
 
@@ -257,6 +259,7 @@ struct kb_row_args {
   int epilogue;
   kb_scalars<T> sc;
   int vec_in, vec_out;          // in allows G-element, out 16-byte vector accesses
+  int vec_out_g;                // out allows G-element vector accesses (the cluster kernel)
 };
 
 template <typename T>
@@ -267,6 +270,21 @@ __device__ __forceinline__ T kb_row_epi(int epilogue, T v, const T *o, T alpha, 
   if (epilogue == KB_EPI_ALPHA || bzero)
     return alpha * v;
   return alpha * v + beta * *o;
+}
+
+// The factors of batch entry b into shared memory: A_f[l,k] at Fs + f*P*P + k*P + l.
+template <typename T, int P>
+__device__ __forceinline__ void kb_row_stage(const kb_row_args<T> &a, T *Fs, int64_t b)
+{
+  const int tid = threadIdx.x, NT = blockDim.x;
+  for (int f = 0; f < a.nf; f++) {
+    const T *Fg = a.F[f] + b * a.f_bs[f];
+    const bool kfast = a.fs_k[f] == 1;
+    for (int e = tid; e < P * P; e += NT) {
+      const int l = kfast ? e / P : e % P, k = kfast ? e % P : e / P;
+      Fs[f * P * P + k * P + l] = Fg[l * a.fs_l[f] + k * a.fs_k[f]];
+    }
+  }
 }
 
 template <typename T, int P>
@@ -293,14 +311,7 @@ __global__ void __launch_bounds__(kb_row_shape<T, P>::NT) kb_row_kernel(const kb
     // The factors were last read before the barrier ahead of the previous
     // copy-out, so restaging them here is safe.
     if (!azero && (fb < 0 || (a.fb_varies && b != fb))) {
-      for (int f = 0; f < a.nf; f++) {
-        const T *Fg = a.F[f] + b * a.f_bs[f];
-        const bool kfast = a.fs_k[f] == 1;
-        for (int e = tid; e < P * P; e += NT) {
-          const int l = kfast ? e / P : e % P, k = kfast ? e % P : e / P;
-          Fs[f * P * P + k * P + l] = Fg[l * a.fs_l[f] + k * a.fs_k[f]];
-        }
-      }
+      kb_row_stage<T, P>(a, Fs, b);
       fb = b;
     }
     __syncthreads();   // factors staged; the previous copy-out has read the row
@@ -342,6 +353,189 @@ __global__ void __launch_bounds__(kb_row_shape<T, P>::NT) kb_row_kernel(const kb
   }
 }
 
+// ------------------------------------------------ rows over a cluster
+//
+// A vector too long for one block's shared memory (8^6 and 16^4 float,
+// 8^5 double: 256 KB - 1 MB) is split over a cluster of C blocks (C
+// divides P, at most 8) by its slowest digit: block r holds the P/C
+// slices r*P/C .. of that digit, K/C contiguous elements, in the layout
+// above.  Every other digit lies within one block and is updated in place
+// as before (the fastest of them read from global memory); then, after a
+// cluster barrier, the slowest digit reads its P inputs from the C blocks'
+// shared memory (distributed shared memory) and writes its outputs, with
+// the epilogue, straight to global memory: block r takes the positions
+// i = r*S/C .. of the S = P^(nf-1) below that digit, so its stores are as
+// coalesced as the copy-out they replace.  A second barrier keeps every
+// block's row alive until the others have read it.
+
+// W consecutive elements at a shared::cluster address (32-bit, from mapa):
+// generic pointers into other blocks' shared memory take two registers
+// each, and P of them live at once spilled the P = 16 kernels.
+template <typename T, int W>
+__device__ __forceinline__ void kb_dsm_ld(T *dst, uint32_t addr)
+{
+  if constexpr (sizeof(T) == 4 && W == 4) {
+    asm volatile("ld.shared::cluster.v4.f32 {%0, %1, %2, %3}, [%4];"
+                 : "=f"(dst[0]), "=f"(dst[1]), "=f"(dst[2]), "=f"(dst[3])
+                 : "r"(addr));
+  } else if constexpr (sizeof(T) == 4 && W == 2) {
+    asm volatile("ld.shared::cluster.v2.f32 {%0, %1}, [%2];" : "=f"(dst[0]), "=f"(dst[1]) : "r"(addr));
+  } else if constexpr (sizeof(T) == 4 && W == 1) {
+    asm volatile("ld.shared::cluster.f32 %0, [%1];" : "=f"(dst[0]) : "r"(addr));
+  } else if constexpr (sizeof(T) == 8 && W == 2) {
+    asm volatile("ld.shared::cluster.v2.f64 {%0, %1}, [%2];" : "=d"(dst[0]), "=d"(dst[1]) : "r"(addr));
+  } else {
+    static_assert(sizeof(T) == 8 && W == 1, "vector width");
+    asm volatile("ld.shared::cluster.f64 %0, [%1];" : "=d"(dst[0]) : "r"(addr));
+  }
+}
+
+// The shared::cluster address of p (this block's shared memory) in block rank.
+__device__ __forceinline__ uint32_t kb_dsm_map(const void *p, int rank)
+{
+  uint32_t r;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;"
+               : "=r"(r)
+               : "r"((uint32_t)__cvta_generic_to_shared(p)), "r"(rank));
+  return r;
+}
+
+// The slowest digit across the cluster for positions [i0, i0 + n), GW
+// consecutive ones (in one 16-byte chunk; n % GW == 0, Y aligned to GW) per
+// thread at a time.
+template <typename T, int P, int PER, int GW>
+__device__ __forceinline__ void kb_row_cross(T *buf, const T *__restrict__ A, int S, int i0, int n, T *orow,
+                                             int epilogue, T alpha, T beta, bool azero, bool bzero)
+{
+  constexpr int LQ = kb_row_shape<T, P>::LQ, C = P / PER;
+  const int NT = blockDim.x;
+  uint32_t base[C];
+#pragma unroll
+  for (int o = 0; o < C; o++)
+    base[o] = kb_dsm_map(buf, o);
+#pragma unroll 1
+  for (int u = threadIdx.x; u < n / GW; u += NT) {
+    const int i = i0 + u * GW;
+    T x[GW][P];
+    if (!azero) {
+#pragma unroll
+      for (int k = 0; k < P; k++) {
+        T v[GW];
+        kb_dsm_ld<T, GW>(v, base[k / PER] + (uint32_t)(kb_row_at<T, P>((k % PER) * S + i) * sizeof(T)));
+#pragma unroll
+        for (int g = 0; g < GW; g++)
+          x[g][k] = v[g];
+      }
+    }
+#pragma unroll
+    for (int l0 = 0; l0 < P; l0 += LQ) {
+      T acc[GW][LQ];
+      if (azero) {   // alpha = 0: neither the rows nor the factors were read
+#pragma unroll
+        for (int g = 0; g < GW; g++)
+#pragma unroll
+          for (int j = 0; j < LQ; j++)
+            acc[g][j] = T(0);
+      } else {
+        kb_row_mac<T, P, GW, LQ>(x, A, l0, acc);
+      }
+#pragma unroll
+      for (int j = 0; j < LQ; j++) {
+        T *o = orow + (int64_t)(l0 + j) * S + i;
+        T w[GW], old[GW];
+        if (epilogue == KB_EPI_AXPBY && !bzero)
+          kb_row_ld<T, GW, GW>(old, o);
+#pragma unroll
+        for (int g = 0; g < GW; g++)
+          w[g] = kb_row_epi(epilogue, acc[g][j], &old[g], alpha, beta, bzero);
+        kb_row_st<T, GW, GW>(o, w);
+      }
+    }
+  }
+}
+
+// Unaligned Y or positions: one output at a time, its P inputs read again
+// for each (few registers: sharing the aligned path's register tiles with
+// this one spilled the P = 16 kernels).
+template <typename T, int P, int PER>
+__device__ __forceinline__ void kb_row_cross_ew(T *buf, const T *__restrict__ A, int S, int i0, int n, T *orow,
+                                                int epilogue, T alpha, T beta, bool azero, bool bzero)
+{
+#pragma unroll 1
+  for (int e = threadIdx.x; e < n * P; e += blockDim.x) {
+    const int l = e / n, i = i0 + e % n;
+    T acc = T(0);
+    if (!azero)
+#pragma unroll 1
+      for (int k = 0; k < P; k++) {
+        T v;
+        kb_dsm_ld<T, 1>(&v, kb_dsm_map(buf + kb_row_at<T, P>((k % PER) * S + i), k / PER));
+        acc = kb_fma(v, A[k * P + l], acc);
+      }
+    T *o = orow + (int64_t)l * S + i;
+    *o = kb_row_epi(epilogue, acc, o, alpha, beta, bzero);
+  }
+}
+
+template <typename T, int P, int C>
+__global__ void __launch_bounds__(kb_row_shape<T, P>::NT) kb_row_cluster_kernel(const kb_row_args<T> a)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  typedef kb_row_shape<T, P> S;
+  constexpr int G = S::G;
+  extern __shared__ __align__(16) unsigned char kb_row_smem[];
+  T *const buf = reinterpret_cast<T *>(kb_row_smem);
+  T *const Fs = buf + a.fsm;
+  constexpr int PER = P / C;   // slowest-digit slices per block
+  // Positions per thread in the cross-cluster digit: four of P = 16 spilled
+  // 2 KB (ptxas, CUDA 13), two 0.3.
+  constexpr int GX = P >= 16 && G > 1 ? G / 2 : G;
+  cooperative_groups::cluster_group cl = cooperative_groups::this_cluster();
+  const int rank = (int)cl.block_rank();
+
+  const kb_epi_vals<T> ep = kb_epi_start(a.sc);
+  if (ep.azero && a.epilogue == KB_EPI_NONE)
+    return;   // the same in every block of the cluster
+  const bool azero = ep.azero;
+  const int Kl = a.K / C;
+  int Sd = 1;   // stride of the slowest digit
+  for (int f = 1; f < a.nf; f++)
+    Sd *= P;
+  const int ipb = Sd / C, i0 = rank * ipb;
+  const bool vec = a.vec_out_g && ipb % G == 0;   // (GX divides G)
+
+  int64_t fb = -1;
+#pragma unroll 1
+  for (int64_t v = blockIdx.x / C; v < a.total; v += gridDim.x / C) {
+    const int64_t b = v / a.m, r = v % a.m;
+    T *orow = a.out + b * a.out_bs + r * a.out_rs;
+    const T *irow = a.in + b * a.in_bs + r * a.in_rs + (int64_t)rank * Kl;
+    if (!azero && (fb < 0 || (a.fb_varies && b != fb))) {
+      kb_row_stage<T, P>(a, Fs, b);
+      fb = b;
+    }
+    __syncthreads();
+    if (!azero) {
+      int s = Sd / P;
+      kb_row_digit<T, P>(buf, Fs + (a.nf - 2) * P * P, Kl, s, irow, a.vec_in != 0);
+      for (int f = a.nf - 3; f >= 0; f--) {
+        s /= P;
+        __syncthreads();
+        kb_row_digit<T, P>(buf, Fs + f * P * P, Kl, s, nullptr, false);
+      }
+    }
+    cl.sync();   // every block's local digits done
+    if (vec)
+      kb_row_cross<T, P, PER, GX>(buf, Fs + (a.nf - 1) * P * P, Sd, i0, ipb, orow, a.epilogue, ep.alpha, ep.beta,
+                                  azero, ep.bzero);
+    else
+      kb_row_cross_ew<T, P, PER>(buf, Fs + (a.nf - 1) * P * P, Sd, i0, ipb, orow, a.epilogue, ep.alpha, ep.beta,
+                                 azero, ep.bzero);
+    cl.sync();   // the others have read this block's row
+  }
+#endif
+}
+
 // ------------------------------------------------------------- host side
 
 // Whether a kernel may take the device's opt-in shared memory, per device
@@ -359,12 +553,100 @@ static bool kb_row_p_ok(int type, int64_t P)
 // kb_row_shape's G on the host.
 static int kb_row_g(int type, int64_t P) { return type == 0 ? (P <= 16 ? 4 : 2) : (P <= 16 ? 2 : 1); }
 
+// The instantiated clusters.  Measured (H200, 2026-11-21, ms, float
+// 1024_8x8^5 / 1024_16x16^4, double 1024_8x8^5 / 1024_16x16^4): vectors
+// split into 64 KB shares with 256-thread blocks ran faster than one block
+// per vector of the most shared memory -- 0.147 / 0.445 / 0.287 / 0.761
+// against 0.160 (one block) / 0.495 (128 KB shares) / 0.336 / 0.882 --,
+// as several blocks per SM overlap one's loads with another's multiplies
+// (registers still hold 16 warps per SM); but float 1024_6x6^6 in shares
+// of 31 KB over 6 blocks took 0.49 against 0.40 in one block (H100).  So a
+// vector that fits one block takes one, or the cluster marked pref where
+// that one's share is at most KB_ROW_SHARE_SMALL (three blocks per SM);
+// a longer vector takes the fewest blocks of this table whose share is at
+// most that, else the fewest whose share fits.  Smallest C first.
+static const struct {
+  int type, P, C, pref;
+} kb_row_cl_tab[] = {
+  { 0, 4, 2, 0 }, { 0, 5, 5, 0 }, { 0, 6, 6, 0 }, { 0, 7, 7, 0 }, { 0, 8, 2, 1 }, { 0, 8, 8, 0 },
+  { 0, 16, 4, 0 }, { 1, 4, 4, 0 }, { 1, 5, 5, 0 }, { 1, 6, 2, 0 }, { 1, 7, 7, 0 }, { 1, 8, 4, 0 },
+  { 1, 16, 8, 0 },
+};
+#define KB_ROW_SHARE_SMALL 73728   // bytes
+
+// The cluster kernel of a table entry, or null.
+template <typename T>
+static const void *kb_row_cl_kernel(int P, int C)
+{
+  if constexpr (sizeof(T) == 4) {
+    switch (P * 16 + C) {
+    case 4 * 16 + 2: return (const void *)kb_row_cluster_kernel<T, 4, 2>;
+    case 5 * 16 + 5: return (const void *)kb_row_cluster_kernel<T, 5, 5>;
+    case 6 * 16 + 6: return (const void *)kb_row_cluster_kernel<T, 6, 6>;
+    case 7 * 16 + 7: return (const void *)kb_row_cluster_kernel<T, 7, 7>;
+    case 8 * 16 + 2: return (const void *)kb_row_cluster_kernel<T, 8, 2>;
+    case 8 * 16 + 8: return (const void *)kb_row_cluster_kernel<T, 8, 8>;
+    case 16 * 16 + 4: return (const void *)kb_row_cluster_kernel<T, 16, 4>;
+    }
+  } else {
+    switch (P * 16 + C) {
+    case 4 * 16 + 4: return (const void *)kb_row_cluster_kernel<T, 4, 4>;
+    case 5 * 16 + 5: return (const void *)kb_row_cluster_kernel<T, 5, 5>;
+    case 6 * 16 + 2: return (const void *)kb_row_cluster_kernel<T, 6, 2>;
+    case 7 * 16 + 7: return (const void *)kb_row_cluster_kernel<T, 7, 7>;
+    case 8 * 16 + 4: return (const void *)kb_row_cluster_kernel<T, 8, 4>;
+    case 16 * 16 + 8: return (const void *)kb_row_cluster_kernel<T, 16, 8>;
+    }
+  }
+  return nullptr;
+}
+
+// Whether clusters of C blocks of that kernel, each with the most shared
+// memory, can run on the device (sm_90 and up); asked once per device,
+// type, P and C, and then the kernel may take that shared memory.
+static signed char kb_row_cl_known[KB_CUDA_MAXDEV][2][33][9];
+
+template <typename T>
+static bool kb_row_cluster_ok(int dev, int P, int C, int smem_max)
+{
+  const void *fn = kb_row_cl_kernel<T>(P, C);
+  if (fn == nullptr)
+    return false;
+  std::lock_guard<std::mutex> lock(kb_row_lock);
+  signed char &known = kb_row_cl_known[dev][sizeof(T) == 8][P][C];
+  if (known == 0) {
+    int n = 0, cl = 0;
+    cudaLaunchConfig_t cfg;
+    cudaLaunchAttribute at;
+    memset(&cfg, 0, sizeof cfg);
+    memset(&at, 0, sizeof at);
+    at.id = cudaLaunchAttributeClusterDimension;
+    at.val.clusterDim.x = (unsigned)C;
+    at.val.clusterDim.y = 1;
+    at.val.clusterDim.z = 1;
+    cfg.gridDim = dim3((unsigned)C);
+    cfg.blockDim = dim3((unsigned)kb_row_shape<T, 8>::NT);
+    cfg.dynamicSmemBytes = (size_t)smem_max;
+    cfg.attrs = &at;
+    cfg.numAttrs = 1;
+    known = cudaDeviceGetAttribute(&cl, cudaDevAttrClusterLaunch, dev) == cudaSuccess && cl &&
+                    cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_max) ==
+                        cudaSuccess &&
+                    cudaOccupancyMaxActiveClusters(&n, fn, &cfg) == cudaSuccess && n >= 1
+                ? 1
+                : -1;
+    (void)cudaGetLastError();
+  }
+  return known > 0;
+}
+
 extern "C" int kb_cuda_row_geom(int type, int64_t m, int64_t batch, int64_t K, int nf, const int64_t *p,
                                 const int64_t *q, kb_cuda_row_geom_t *g)
 {
   const int esz = type == 0 ? 4 : type == 1 ? 8 : 0;
-  int dev, nsm, smem_max;
-  int64_t P, prod = 1, row, units, threads;
+  const int64_t chunk = esz > 0 ? 8 * (16 / esz) : 1;   // whole rows of 8 chunks
+  int dev, nsm, smem_max, C;
+  int64_t P, prod = 1, Kl = 0, units, threads;
   if (esz == 0 || m < 1 || batch < 1 || nf < 2 || nf > KB_CUDA_MAXF || p == nullptr || q == nullptr)
     return -1;
   P = p[0];
@@ -377,15 +659,37 @@ extern "C" int kb_cuda_row_geom(int type, int64_t m, int64_t batch, int64_t K, i
   }
   if (prod != K || kb_cuda_dev_props(&dev, &nsm, &smem_max) != 0)
     return -1;
-  row = (K + 8 * (16 / esz) - 1) / (8 * (16 / esz)) * (8 * (16 / esz));   // whole rows of 8 chunks
-  g->smem = (row + (int64_t)nf * P * P) * esz;
-  if (g->smem > smem_max)
+  // One block or a cluster of the table (kb_row_cl_tab); a cluster needs a
+  // digit below the slowest one to read from global memory (nf >= 3).
+  const int64_t fac = (int64_t)nf * P * P;
+  auto share = [&](int c) { return ((K / c + chunk - 1) / chunk * chunk + fac) * esz; };
+  const bool one = share(1) <= smem_max;
+  int fit = one ? 1 : 0, small = 0;
+  for (size_t t = 0; t < sizeof kb_row_cl_tab / sizeof kb_row_cl_tab[0] && nf >= 3; t++) {
+    const int c = kb_row_cl_tab[t].C;
+    if (kb_row_cl_tab[t].type != type || kb_row_cl_tab[t].P != P || share(c) > smem_max)
+      continue;
+    if (fit == 0)
+      fit = c;
+    if (small == 0 && share(c) <= KB_ROW_SHARE_SMALL &&
+        (!one || (kb_row_cl_tab[t].pref && share(1) > KB_ROW_SHARE_SMALL)))
+      small = c;
+  }
+  C = small > 0 ? small : fit;
+  if (C > 1 && !(type == 0 ? kb_row_cluster_ok<float>(dev, (int)P, C, smem_max)
+                           : kb_row_cluster_ok<double>(dev, (int)P, C, smem_max)))
+    C = share(1) <= smem_max ? 1 : 0;   // no clusters here: one block, where the vector fits
+  if (C == 0)
     return -1;
-  g->fsm = (int)row;
-  units = K / P / kb_row_g(type, P);
+  Kl = K / C;
+  g->smem = share(C);
+  g->cluster = C;
+  g->fsm = (int)((Kl + chunk - 1) / chunk * chunk);
+  units = Kl / P / kb_row_g(type, P);
   threads = (units + 31) / 32 * 32;
-  g->threads = (int)(threads < 64 ? 64 : threads > 512 ? 512 : threads);
-  g->blocks = m * batch;
+  const int64_t most = C > 1 && g->smem <= KB_ROW_SHARE_SMALL ? 256 : 512;   // several blocks per SM
+  g->threads = (int)(threads < 64 ? 64 : threads > most ? most : threads);
+  g->blocks = m * batch * C;
   g->nsm = nsm;
   return 0;
 }
@@ -394,7 +698,8 @@ template <typename T, int P>
 static int kb_row_launch_p(const kb_row_args<T> &a, const kb_cuda_row_geom_t &g, int dev, int smem_max,
                            cudaStream_t stream)
 {
-  {
+  const int C = g.cluster;
+  if (C == 1) {
     std::lock_guard<std::mutex> lock(kb_row_lock);
     if (!kb_row_attr_set[dev][sizeof(T) == 8][P]) {
       cudaError_t e = cudaFuncSetAttribute(kb_row_kernel<T, P>, cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -404,9 +709,32 @@ static int kb_row_launch_p(const kb_row_args<T> &a, const kb_cuda_row_geom_t &g,
       kb_row_attr_set[dev][sizeof(T) == 8][P] = true;
     }
   }
-  const int64_t grid = g.blocks < 0x7fffffff ? g.blocks : 0x7fffffff;
-  kb_row_kernel<T, P><<<(unsigned)grid, g.threads, (size_t)g.smem, stream>>>(a);
-  return (int)cudaGetLastError();
+  if (C == 1) {
+    const int64_t grid = g.blocks < 0x7fffffff ? g.blocks : 0x7fffffff;
+    kb_row_kernel<T, P><<<(unsigned)grid, g.threads, (size_t)g.smem, stream>>>(a);
+    return (int)cudaGetLastError();
+  }
+  // kb_cuda_row_geom has set the cluster kernel's shared-memory limit.
+  const void *fn = kb_row_cl_kernel<T>(P, C);
+  if (fn == nullptr)
+    return (int)cudaErrorInvalidValue;
+  const int64_t lim = 0x7fffffff / C * C;
+  cudaLaunchConfig_t cfg;
+  cudaLaunchAttribute at;
+  memset(&cfg, 0, sizeof cfg);
+  memset(&at, 0, sizeof at);
+  at.id = cudaLaunchAttributeClusterDimension;
+  at.val.clusterDim.x = (unsigned)C;
+  at.val.clusterDim.y = 1;
+  at.val.clusterDim.z = 1;
+  cfg.gridDim = dim3((unsigned)(g.blocks < lim ? g.blocks : lim));
+  cfg.blockDim = dim3((unsigned)g.threads);
+  cfg.dynamicSmemBytes = (size_t)g.smem;
+  cfg.stream = stream;
+  cfg.attrs = &at;
+  cfg.numAttrs = 1;
+  void *args[] = { const_cast<kb_row_args<T> *>(&a) };
+  return (int)cudaLaunchKernelExC(&cfg, fn, args);
 }
 
 template <typename T>
@@ -450,8 +778,10 @@ static int kb_row_launch_t(const kb_cuda_step_t *st, void *stream)
   a.total = st->m * st->batch;
   a.epilogue = st->epilogue;
   a.sc = kb_make_scalars<T>(st->alpha, st->beta, st->dev_scalars, st->beta_zero);
-  a.vec_in = kb_row_aligned<T>(st->in, st->in_rs, st->in_bs, st->batch, G);
+  a.vec_in = kb_row_aligned<T>(st->in, st->in_rs, st->in_bs, st->batch, G) &&
+             (g.cluster == 1 || st->K / g.cluster % G == 0);   // each block reads its share
   a.vec_out = kb_row_aligned<T>(st->out, st->out_rs, st->out_bs, st->batch, VL);
+  a.vec_out_g = kb_row_aligned<T>(st->out, st->out_rs, st->out_bs, st->batch, G);
   if (a.total < 1)
     return 0;
   switch (P) {
