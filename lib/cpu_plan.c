@@ -568,10 +568,24 @@ static int kb_cpu_groups(const kb_cpu_model_t *M, kb_cpu_groups_t *gs)
 #define KB_EFF_BAND_S 0.70
 #define KB_EFF_BAND_F 0.70
 #define KB_EFF_BAND_B 1.00
-/* The model takes banded plans only where every banded step has p <= 5:
- * p = 6..8 measured slower than the other plans (7^4 float 1.15x, 6_8x8^3
- * float 2x, 6^6 float 1.04x, 1024_6x6^6 double 1.07-1.12x with X and Y
- * beyond the LLC, although 0.87x at m = 256), more than the cost says. */
+/* the fastest digit as a GEMM of slices (kb_d0_run): one broadcast per
+ * FMA or two (k pairs), load-bound; set so that double 1024_8x8^5 (the
+ * only measured shape where it decides) keeps the tiled plan: banded
+ * 122-146 ms against 94-131, one thread, interleaved */
+#define KB_EFF_BAND_D0 0.40
+/* The model takes banded plans only where every band-matrix step has p <=
+ * 5: p = 6..8 measured slower than the other plans (7^4 float 1.15x,
+ * 6_8x8^3 float 2x, 6^6 float 1.04x, 1024_6x6^6 double 1.07-1.12x with X
+ * and Y beyond the LLC, although 0.87x at m = 256), more than the cost
+ * says.  Half-vector and pair steps (kb_cpu_opt_t.band_half) and slice
+ * GEMMs (d0 below) are not band matrices: with them (and two straight
+ * digits per pass in the kernel), one thread, minima of interleaved runs,
+ * banded against the other plan: 1024_8x8^5 float 47-48 ms against 66-68
+ * (taken); not taken, as priced: double 116-146 against 94-144 (noisy),
+ * 1024_16x16^4 float 135-197 against 127-180 (noisy), double 278-405
+ * against 273-279 (rows of 512 KiB), 16_8x8^6 float 9.7-10.1 against
+ * 9.5-10.0, double 24-26 against 15, 16_16x16^5 float 78-102 against
+ * 33-37 (rows of 1-4 MiB in L3). */
 #define KB_BAND_MODEL_MAXP 5
 /* Row buffers beyond L1 (in L2): every step streams a row through L2. */
 #define KB_EFF_BAND_L2 0.75
@@ -596,8 +610,9 @@ int kb_cpu_band_ok(const kb_problem_t *pb, const kb_cpu_opt_t *kt)
  * number of vectors unless the row is tiny), every stride is a product
  * of p (the faster digits are still to come), and the banded steps come
  * last, reading row buffers with pads. */
-static double kb_cpu_band_setup(const kb_problem_t *pb, int vl, size_t esz, kb_cpu_plan_t *pl)
+static double kb_cpu_band_setup(const kb_problem_t *pb, const kb_cpu_opt_t *kt, size_t esz, kb_cpu_plan_t *pl)
 {
+  const int vl = kt->vl;
   const int n = (int)pb->nfactors;
   int64_t len = pb->K, maxlen = 0, pad = 0, sf[KB_CPU_PLAN_MAXF];
   double cost = KB_COST_CALL, eff = 1;
@@ -613,7 +628,10 @@ static double kb_cpu_band_setup(const kb_problem_t *pb, int vl, size_t esz, kb_c
     /* a digit faster than a vector is a band along the row; it needs a
      * square factor (the shift of an input is then the same for every
      * lane) small enough for its coefficients to stay in registers */
-    const int banded = s < vl && p == q && p >= 2 && p <= KB_CPU_BAND_MAXP;
+    /* the fastest digit with whole vectors of outputs is a GEMM of the
+     * row's slices (kb_d0_run) instead */
+    const int d0 = s == 1 && q % vl == 0;
+    const int banded = !d0 && s < vl && p == q && p >= 2 && p <= KB_CPU_BAND_MAXP;
     /* two equal small square digits, both of whole vectors: one pass */
     const int fused = !banded && f + 1 < n && sf[f + 1] >= vl && (p == 2 || p == 3) && q == p &&
                       pb->p[f + 1] == p && pb->q[f + 1] == p;
@@ -623,15 +641,25 @@ static double kb_cpu_band_setup(const kb_problem_t *pb, int vl, size_t esz, kb_c
     pl->band_s[t] = fused ? sf[f + 1] : s;
     out = len / p * q;
     if (banded) {
-      big |= p > KB_BAND_MODEL_MAXP;
       if ((p - 1) * s > pad)
         pad = (p - 1) * s;
       cost += KB_COST_BAND_COEF * (double)kb_cpu_band_coef_elems(p, s, vl) / (double)(pb->m > 0 ? pb->m : 1);
-      cost += (double)kb_ceil_div(len, vl) * (double)(4 * p - 3) * (4 * p - 3 > 24 ? 1.5 : 1.0) /
-              KB_EFF_BAND_B;
+      if (kt->band_half && 2 * s == vl)
+        /* half-vector step: FMAs only, FMA-bound micro-tiles */
+        cost += (double)kb_ceil_div(len, vl) * (double)p / KB_EFF_BAND_S;
+      else if (kt->band_half && s == 1 && 2 * p == vl)
+        /* pair step: p FMAs and p permutes */
+        cost += (double)kb_ceil_div(len, vl) * (double)(2 * p) / KB_EFF_BAND_B;
+      else {
+        big |= p > KB_BAND_MODEL_MAXP;
+        cost += (double)kb_ceil_div(len, vl) * (double)(4 * p - 3) * (4 * p - 3 > 24 ? 1.5 : 1.0) /
+                KB_EFF_BAND_B;
+      }
     } else if (fused) {
       cost += (double)(len / (p * s)) * (double)kb_ceil_div(sf[f + 1], vl) * (double)(2 * p * p * p) /
               KB_EFF_BAND_F;
+    } else if (d0) {
+      cost += (double)(len / p) * (double)(q / vl) * (double)p / KB_EFF_BAND_D0;
     } else {
       cost += (double)(len / (p * s)) * (double)kb_ceil_div(s, vl) * (double)(p * q) / KB_EFF_BAND_S;
     }
@@ -901,7 +929,7 @@ kronblasStatus_t kb_cpu_plan_with(const kb_problem_t *pb, const kb_cpu_opt_t *kt
       (o->band == 1 || (o->strategy != KB_CPU_PASSES && o->max_fuse == 0 && o->nvt == 0 && o->nb_rows == 0 &&
                         o->split_rows != 0 && o->inplace != 1 && !o->no_read_ahead))) {
     const int nt = o->nthreads > 0 ? o->nthreads : 1;
-    const double cb = kb_cpu_band_setup(pb, vl, esz, pl);
+    const double cb = kb_cpu_band_setup(pb, kt, esz, pl);
     kb_log(KB_LOG_DEBUG, "cpu plan: banded cost per row %.3g", cb);
     if (o->band == 1 || (cb < cr && cb < cp && (nt == 1 || pb->m >= 2 * nt))) {
       pl->band = 1;
@@ -1028,7 +1056,7 @@ kronblasStatus_t kb_cpu_plan_explicit(const kb_problem_t *pb, const kb_cpu_opt_t
   pl->no_read_ahead = sp->no_read_ahead;
   pl->inplace = sp->inplace;
   if (sp->band) {
-    kb_cpu_band_setup(pb, kt->vl, esz, pl);
+    kb_cpu_band_setup(pb, kt, esz, pl);
     pl->band = 1;
   }
   kb_cpu_plan_layout(pb, esz, pl);

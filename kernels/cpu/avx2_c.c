@@ -8,7 +8,7 @@
 
 const kb_cpu_opt_t kb_cpu_avx2_kernels_c = {
   KB_ISA_NAME, KB_CL, KB_NACC, kb_cpu_avx2_group_c, kb_cpu_avx2_prepare_c, kb_cpu_avx2_pack_c,
-  NULL, NULL, NULL, NULL /* no digit0 or band for complex types */
+  NULL, NULL, NULL, NULL, 0 /* no digit0 or band for complex types */
 };
 #endif
 

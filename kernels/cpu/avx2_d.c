@@ -9,7 +9,7 @@
 const kb_cpu_opt_t kb_cpu_avx2_kernels_d = {
   KB_ISA_NAME, KB_CL, KB_NACC, kb_cpu_avx2_group_d, kb_cpu_avx2_prepare_d, kb_cpu_avx2_pack_d,
   kb_cpu_avx2_digit0_d, kb_cpu_avx2_pack_t_d,
-  kb_cpu_avx2_band_d, kb_cpu_avx2_pack_band_d
+  kb_cpu_avx2_band_d, kb_cpu_avx2_pack_band_d, KB_BAND_HALF
 };
 #endif
 

@@ -9,7 +9,7 @@
 const kb_cpu_opt_t kb_cpu_avx2_kernels_s = {
   KB_ISA_NAME, KB_CL, KB_NACC, kb_cpu_avx2_group_s, kb_cpu_avx2_prepare_s, kb_cpu_avx2_pack_s,
   kb_cpu_avx2_digit0_s, kb_cpu_avx2_pack_t_s,
-  kb_cpu_avx2_band_s, kb_cpu_avx2_pack_band_s
+  kb_cpu_avx2_band_s, kb_cpu_avx2_pack_band_s, KB_BAND_HALF
 };
 #endif
 

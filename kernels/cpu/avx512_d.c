@@ -9,7 +9,7 @@
 const kb_cpu_opt_t kb_cpu_avx512_kernels_d = {
   KB_ISA_NAME, KB_CL, KB_NACC, kb_cpu_avx512_group_d, kb_cpu_avx512_prepare_d, kb_cpu_avx512_pack_d,
   kb_cpu_avx512_digit0_d, kb_cpu_avx512_pack_t_d,
-  kb_cpu_avx512_band_d, kb_cpu_avx512_pack_band_d
+  kb_cpu_avx512_band_d, kb_cpu_avx512_pack_band_d, KB_BAND_HALF
 };
 #endif
 

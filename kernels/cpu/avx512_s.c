@@ -9,7 +9,7 @@
 const kb_cpu_opt_t kb_cpu_avx512_kernels_s = {
   KB_ISA_NAME, KB_CL, KB_NACC, kb_cpu_avx512_group_s, kb_cpu_avx512_prepare_s, kb_cpu_avx512_pack_s,
   kb_cpu_avx512_digit0_s, kb_cpu_avx512_pack_t_s,
-  kb_cpu_avx512_band_s, kb_cpu_avx512_pack_band_s
+  kb_cpu_avx512_band_s, kb_cpu_avx512_pack_band_s, KB_BAND_HALF
 };
 #endif
 

@@ -8,6 +8,6 @@
 const kb_cpu_opt_t kb_cpu_generic_kernels_s = {
   KB_ISA_NAME, KB_CL, KB_NACC, kb_cpu_generic_group_s, kb_cpu_generic_prepare_s, kb_cpu_generic_pack_s,
   kb_cpu_generic_digit0_s, kb_cpu_generic_pack_t_s,
-  kb_cpu_generic_band_s, kb_cpu_generic_pack_band_s
+  kb_cpu_generic_band_s, kb_cpu_generic_pack_band_s, KB_BAND_HALF
 };
 

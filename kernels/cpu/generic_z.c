@@ -7,6 +7,6 @@
 
 const kb_cpu_opt_t kb_cpu_generic_kernels_z = {
   KB_ISA_NAME, KB_CL, KB_NACC, kb_cpu_generic_group_z, kb_cpu_generic_prepare_z, kb_cpu_generic_pack_z,
-  NULL, NULL, NULL, NULL /* no digit0 or band for complex types */
+  NULL, NULL, NULL, NULL, 0 /* no digit0 or band for complex types */
 };
 

@@ -58,7 +58,9 @@ typedef struct {
 /* Small factors applied to whole rows in cache, digits kept in natural
  * order ("banded" plans, kb_cpu_plan_t.band): every factor is one step over
  * a row held in a per-thread buffer, ping-pong between two buffers, no
- * transposes.  Step t applies one digit of stride s[t] (the product of the
+ * transposes (the kernel may take two consecutive digits in one pass: two
+ * straight ones through an L1 buffer, or a half-vector step and the pair
+ * step after it; see band_kernels.inc).  Step t applies one digit of stride s[t] (the product of the
  * sizes of the faster digits at that point): the row is (a, p, b) with b <
  * s[t] and the step writes y[a, q, b] = sum_k A[q, k] x[a, k, b].
  *  - straight steps (s >= vector length): lanes along b, x loaded per k,
@@ -71,6 +73,10 @@ typedef struct {
  *    vectors depend only on the vector's phase (A[t] from pack_band).  The
  *    shifted loads reach pad elements beyond the row on both sides, which
  *    the kernel zeroes (a pad times a zero coefficient must stay zero).
+ *    Where band_half is set, banded steps of stride vl/2, and of stride 1
+ *    with p = vl/2, run as half-vector steps instead (no zero FMAs).
+ *  - slice GEMMs (s == 1, q a multiple of vl, not banded): the slices of
+ *    the row against At (pack_t), outputs in place (kb_d0_run).
  *  - fused straight steps (two equal square factors of 2 or 3, both of
  *    stride >= vector length): the outer digit (stride p*s) and the inner
  *    one (stride s) in one pass, the p*p intermediate vectors of a block
@@ -155,6 +161,10 @@ typedef struct {
    * elements. */
   void (*band)(const kb_cpu_band_t *b, int64_t r0, int64_t r1, void *scratch);
   void (*pack_band)(const void *F, int64_t p, int64_t fs_l, int64_t fs_k, int64_t s, void *coef);
+  /* 1: band runs the banded steps of stride vl/2, and those of stride 1
+   * with p = vl/2, as half-vector steps (FMAs without the band's zeros);
+   * the planner prices them so */
+  int band_half;
 } kb_cpu_opt_t;
 
 /* Per ISA, indexed by kronblasDataType_t; NULL entries where the compiler
