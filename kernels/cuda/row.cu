@@ -574,6 +574,24 @@ static const struct {
 };
 #define KB_ROW_SHARE_SMALL 73728   // bytes
 
+// A launch of blocks in clusters of C (at: the configuration's one attribute).
+static void kb_row_cl_config(cudaLaunchConfig_t *cfg, cudaLaunchAttribute *at, int C, int64_t blocks, int threads,
+                             int64_t smem, cudaStream_t stream)
+{
+  memset(cfg, 0, sizeof *cfg);
+  memset(at, 0, sizeof *at);
+  at->id = cudaLaunchAttributeClusterDimension;
+  at->val.clusterDim.x = (unsigned)C;
+  at->val.clusterDim.y = 1;
+  at->val.clusterDim.z = 1;
+  cfg->gridDim = dim3((unsigned)blocks);
+  cfg->blockDim = dim3((unsigned)threads);
+  cfg->dynamicSmemBytes = (size_t)smem;
+  cfg->stream = stream;
+  cfg->attrs = at;
+  cfg->numAttrs = 1;
+}
+
 // The cluster kernel of a table entry, or null.
 template <typename T>
 static const void *kb_row_cl_kernel(int P, int C)
@@ -618,17 +636,7 @@ static bool kb_row_cluster_ok(int dev, int P, int C, int smem_max)
     int n = 0, cl = 0;
     cudaLaunchConfig_t cfg;
     cudaLaunchAttribute at;
-    memset(&cfg, 0, sizeof cfg);
-    memset(&at, 0, sizeof at);
-    at.id = cudaLaunchAttributeClusterDimension;
-    at.val.clusterDim.x = (unsigned)C;
-    at.val.clusterDim.y = 1;
-    at.val.clusterDim.z = 1;
-    cfg.gridDim = dim3((unsigned)C);
-    cfg.blockDim = dim3((unsigned)kb_row_shape<T, 8>::NT);
-    cfg.dynamicSmemBytes = (size_t)smem_max;
-    cfg.attrs = &at;
-    cfg.numAttrs = 1;
+    kb_row_cl_config(&cfg, &at, C, C, kb_row_shape<T, 8>::NT, smem_max, nullptr);
     known = cudaDeviceGetAttribute(&cl, cudaDevAttrClusterLaunch, dev) == cudaSuccess && cl &&
                     cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_max) ==
                         cudaSuccess &&
@@ -700,16 +708,16 @@ static int kb_row_launch_p(const kb_row_args<T> &a, const kb_cuda_row_geom_t &g,
 {
   const int C = g.cluster;
   if (C == 1) {
-    std::lock_guard<std::mutex> lock(kb_row_lock);
-    if (!kb_row_attr_set[dev][sizeof(T) == 8][P]) {
-      cudaError_t e = cudaFuncSetAttribute(kb_row_kernel<T, P>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                           smem_max);
-      if (e != cudaSuccess)
-        return (int)e;
-      kb_row_attr_set[dev][sizeof(T) == 8][P] = true;
+    {
+      std::lock_guard<std::mutex> lock(kb_row_lock);
+      if (!kb_row_attr_set[dev][sizeof(T) == 8][P]) {
+        cudaError_t e = cudaFuncSetAttribute(kb_row_kernel<T, P>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                             smem_max);
+        if (e != cudaSuccess)
+          return (int)e;
+        kb_row_attr_set[dev][sizeof(T) == 8][P] = true;
+      }
     }
-  }
-  if (C == 1) {
     const int64_t grid = g.blocks < 0x7fffffff ? g.blocks : 0x7fffffff;
     kb_row_kernel<T, P><<<(unsigned)grid, g.threads, (size_t)g.smem, stream>>>(a);
     return (int)cudaGetLastError();
@@ -721,18 +729,7 @@ static int kb_row_launch_p(const kb_row_args<T> &a, const kb_cuda_row_geom_t &g,
   const int64_t lim = 0x7fffffff / C * C;
   cudaLaunchConfig_t cfg;
   cudaLaunchAttribute at;
-  memset(&cfg, 0, sizeof cfg);
-  memset(&at, 0, sizeof at);
-  at.id = cudaLaunchAttributeClusterDimension;
-  at.val.clusterDim.x = (unsigned)C;
-  at.val.clusterDim.y = 1;
-  at.val.clusterDim.z = 1;
-  cfg.gridDim = dim3((unsigned)(g.blocks < lim ? g.blocks : lim));
-  cfg.blockDim = dim3((unsigned)g.threads);
-  cfg.dynamicSmemBytes = (size_t)g.smem;
-  cfg.stream = stream;
-  cfg.attrs = &at;
-  cfg.numAttrs = 1;
+  kb_row_cl_config(&cfg, &at, C, g.blocks < lim ? g.blocks : lim, g.threads, g.smem, stream);
   void *args[] = { const_cast<kb_row_args<T> *>(&a) };
   return (int)cudaLaunchKernelExC(&cfg, fn, args);
 }
