@@ -7,7 +7,9 @@
  * odd leading dimensions (the element-wise paths), strided batches with
  * their own factors, beta = 0 over a NaN Y, device pointer mode with alpha
  * = 0 over NaN inputs, Y = X; the words that cannot be one are refused on
- * import; the tuner times the kernel.  SKIPs without a CUDA device. */
+ * import; the tuner times the kernel; P not a power of two with two
+ * vectors per SM at least (256-thread blocks).  KRONBLAS_TEST_QUICK: one
+ * case per shape, m <= 3 (for racecheck).  SKIPs without a CUDA device. */
 #include "t-cuda-util.c"
 #include "t-cuda-force.c"
 
@@ -15,22 +17,28 @@ static void forced(void)
 {
   static const struct {
     int type;
-    int64_t P, n, mmax;
+    int64_t P, n, mmax, mmin; /* mmin 0: 1 */
   } sh[] = {
-    { 0, 2, 6, 40 },  { 0, 3, 4, 40 },  { 0, 4, 5, 40 },  { 0, 5, 3, 40 }, { 0, 6, 3, 40 },
-    { 0, 7, 3, 40 },  { 0, 8, 3, 40 },  { 0, 16, 3, 20 }, { 0, 32, 2, 40 }, { 0, 8, 5, 5 },
-    { 0, 32, 3, 3 },  { 0, 4, 7, 4 },   { 1, 2, 5, 40 },  { 1, 3, 5, 20 },  { 1, 4, 4, 40 },
-    { 1, 5, 3, 40 },  { 1, 6, 3, 40 },  { 1, 7, 2, 40 },  { 1, 8, 4, 10 },  { 1, 16, 3, 5 },
+    { 0, 2, 6, 40, 0 },  { 0, 3, 4, 40, 0 },  { 0, 4, 5, 40, 0 },  { 0, 5, 3, 40, 0 }, { 0, 6, 3, 40, 0 },
+    { 0, 7, 3, 40, 0 },  { 0, 8, 3, 40, 0 },  { 0, 16, 3, 20, 0 }, { 0, 32, 2, 40, 0 }, { 0, 8, 5, 5, 0 },
+    { 0, 32, 3, 3, 0 },  { 0, 4, 7, 4, 0 },   { 1, 2, 5, 40, 0 },  { 1, 3, 5, 20, 0 },  { 1, 4, 4, 40, 0 },
+    { 1, 5, 3, 40, 0 },  { 1, 6, 3, 40, 0 },  { 1, 7, 2, 40, 0 },  { 1, 8, 4, 10, 0 },  { 1, 16, 3, 5, 0 },
     /* over a cluster of blocks (every instantiated one; 5^7 and 7^6 leave
      * an odd count of positions per block: the element-wise last digit) */
-    { 0, 4, 8, 3 },   { 0, 5, 7, 3 },   { 0, 6, 7, 2 },   { 0, 7, 6, 3 },  { 0, 8, 6, 3 },
-    { 0, 16, 4, 3 },  { 1, 4, 8, 3 },   { 1, 5, 7, 3 },   { 1, 6, 6, 3 },  { 1, 7, 6, 3 },
-    { 1, 8, 5, 3 },   { 1, 16, 4, 3 },
+    { 0, 4, 8, 3, 0 },   { 0, 5, 7, 3, 0 },   { 0, 6, 7, 2, 0 },   { 0, 7, 6, 3, 0 },  { 0, 8, 6, 3, 0 },
+    { 0, 16, 4, 3, 0 },  { 1, 4, 8, 3, 0 },   { 1, 5, 7, 3, 0 },   { 1, 6, 6, 3, 0 },  { 1, 7, 6, 3, 0 },
+    { 1, 8, 5, 3, 0 },   { 1, 16, 4, 3, 0 },
+    /* two blocks per SM at least: P not a power of two runs 256-thread
+     * blocks there (kb_cuda_row_geom) */
+    { 0, 7, 5, 300, 280 }, { 0, 3, 7, 300, 280 }, { 1, 6, 5, 300, 280 }, { 1, 3, 7, 300, 280 },
   };
   size_t s;
   int rep;
+  const int reps = tc_quick() ? 1 : 3;
   for (s = 0; s < sizeof sh / sizeof sh[0]; s++)
-    for (rep = 0; rep < 3; rep++) {
+    for (rep = 0; rep < reps; rep++) {
+      const int64_t mlo = sh[s].mmin > 0 && !tc_quick() ? sh[s].mmin : 1;
+      const int64_t mhi = tc_quick() && sh[s].mmax > 3 ? 3 : sh[s].mmax;
       int64_t p[TC_MAXF], i;
       char plan[32];
       tc_case_t c;
@@ -38,7 +46,7 @@ static void forced(void)
         p[i] = sh[s].P;
       /* LEFT with X not transposed: X and Y contiguous along K/L */
       tc_case_init(&c, sh[s].type ? KRONBLAS_R_64F : KRONBLAS_R_32F, KRONBLAS_SIDE_LEFT, KRONBLAS_OP_N,
-                   (int)tc_range(0, 2), tc_range(1, sh[s].mmax), sh[s].n, p, p);
+                   (int)tc_range(0, 2), tc_range(mlo, mhi), sh[s].n, p, p);
       c.variant = (int)tc_range(0, 3);
       tc_case_batch(&c, 3);
       if (rep == 1) c.beta[0] = c.beta[1] = 0;

@@ -57,6 +57,15 @@ static void tc_seed(void)
   tap_diag("seed %llu (set KRONBLAS_TEST_SEED to repeat)", (unsigned long long)seed);
 }
 
+/* KRONBLAS_TEST_QUICK (set by `make check-sanitizer` for racecheck, which
+ * runs each shared-memory access through the tool): fewer and smaller
+ * cases where a test offers them. */
+static inline int tc_quick(void)   /* inline: not every test asks */
+{
+  const char *s = getenv("KRONBLAS_TEST_QUICK");
+  return s != NULL && *s && *s != '0';
+}
+
 /* -------------------------------------------------------------- types */
 
 static size_t tc_esz(kronblasDataType_t t)

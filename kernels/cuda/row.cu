@@ -43,13 +43,15 @@ template <> struct kb_row_vec<double, 2> { typedef double2 type; };
 // registers ran 1024_32x32^3 in 0.88 ms, two in 512 threads in 0.50.  An
 // L2 prefetch of a persistent block's next vector made 8x8^5 slower
 // (0.182 -> 0.199 ms).
+#define KB_ROW_NT 512   // most threads per block
+
 template <typename T, int P>
 struct kb_row_shape {
   static constexpr int VL = 16 / (int)sizeof(T);   // elements of a 16-byte chunk
   static constexpr bool SWZ = P % 2 == 0;
   static constexpr int G = sizeof(T) == 4 ? (P <= 16 ? 4 : 2) : (P <= 16 ? 2 : 1);
   static constexpr int LQ = P <= 8 ? P : (sizeof(T) == 4 && P >= 32 ? 8 : 4);
-  static constexpr int NT = 512;   // most threads per block
+  static constexpr int NT = KB_ROW_NT;
   static_assert(P % LQ == 0, "output chunks");
 };
 
@@ -565,12 +567,25 @@ static int kb_row_g(int type, int64_t P) { return type == 0 ? (P <= 16 ? 4 : 2) 
 // that one's share is at most KB_ROW_SHARE_SMALL (three blocks per SM);
 // a longer vector takes the fewest blocks of this table whose share is at
 // most that, else the fewest whose share fits.  Smallest C first.
+// Each entry's kernel is here too, so the host's choice and the kernels
+// that exist are one list.
 static const struct {
   int type, P, C, pref;
+  const void *fn;
 } kb_row_cl_tab[] = {
-  { 0, 4, 2, 0 }, { 0, 5, 5, 0 }, { 0, 6, 6, 0 }, { 0, 7, 7, 0 }, { 0, 8, 2, 1 }, { 0, 8, 8, 0 },
-  { 0, 16, 4, 0 }, { 1, 4, 4, 0 }, { 1, 5, 5, 0 }, { 1, 6, 2, 0 }, { 1, 7, 7, 0 }, { 1, 8, 4, 0 },
-  { 1, 16, 8, 0 },
+  { 0, 4, 2, 0, (const void *)kb_row_cluster_kernel<float, 4, 2> },
+  { 0, 5, 5, 0, (const void *)kb_row_cluster_kernel<float, 5, 5> },
+  { 0, 6, 6, 0, (const void *)kb_row_cluster_kernel<float, 6, 6> },
+  { 0, 7, 7, 0, (const void *)kb_row_cluster_kernel<float, 7, 7> },
+  { 0, 8, 2, 1, (const void *)kb_row_cluster_kernel<float, 8, 2> },
+  { 0, 8, 8, 0, (const void *)kb_row_cluster_kernel<float, 8, 8> },
+  { 0, 16, 4, 0, (const void *)kb_row_cluster_kernel<float, 16, 4> },
+  { 1, 4, 4, 0, (const void *)kb_row_cluster_kernel<double, 4, 4> },
+  { 1, 5, 5, 0, (const void *)kb_row_cluster_kernel<double, 5, 5> },
+  { 1, 6, 2, 0, (const void *)kb_row_cluster_kernel<double, 6, 2> },
+  { 1, 7, 7, 0, (const void *)kb_row_cluster_kernel<double, 7, 7> },
+  { 1, 8, 4, 0, (const void *)kb_row_cluster_kernel<double, 8, 4> },
+  { 1, 16, 8, 0, (const void *)kb_row_cluster_kernel<double, 16, 8> },
 };
 #define KB_ROW_SHARE_SMALL 73728   // bytes
 
@@ -593,29 +608,11 @@ static void kb_row_cl_config(cudaLaunchConfig_t *cfg, cudaLaunchAttribute *at, i
 }
 
 // The cluster kernel of a table entry, or null.
-template <typename T>
-static const void *kb_row_cl_kernel(int P, int C)
+static const void *kb_row_cl_kernel(int type, int P, int C)
 {
-  if constexpr (sizeof(T) == 4) {
-    switch (P * 16 + C) {
-    case 4 * 16 + 2: return (const void *)kb_row_cluster_kernel<T, 4, 2>;
-    case 5 * 16 + 5: return (const void *)kb_row_cluster_kernel<T, 5, 5>;
-    case 6 * 16 + 6: return (const void *)kb_row_cluster_kernel<T, 6, 6>;
-    case 7 * 16 + 7: return (const void *)kb_row_cluster_kernel<T, 7, 7>;
-    case 8 * 16 + 2: return (const void *)kb_row_cluster_kernel<T, 8, 2>;
-    case 8 * 16 + 8: return (const void *)kb_row_cluster_kernel<T, 8, 8>;
-    case 16 * 16 + 4: return (const void *)kb_row_cluster_kernel<T, 16, 4>;
-    }
-  } else {
-    switch (P * 16 + C) {
-    case 4 * 16 + 4: return (const void *)kb_row_cluster_kernel<T, 4, 4>;
-    case 5 * 16 + 5: return (const void *)kb_row_cluster_kernel<T, 5, 5>;
-    case 6 * 16 + 2: return (const void *)kb_row_cluster_kernel<T, 6, 2>;
-    case 7 * 16 + 7: return (const void *)kb_row_cluster_kernel<T, 7, 7>;
-    case 8 * 16 + 4: return (const void *)kb_row_cluster_kernel<T, 8, 4>;
-    case 16 * 16 + 8: return (const void *)kb_row_cluster_kernel<T, 16, 8>;
-    }
-  }
+  for (size_t t = 0; t < sizeof kb_row_cl_tab / sizeof kb_row_cl_tab[0]; t++)
+    if (kb_row_cl_tab[t].type == type && kb_row_cl_tab[t].P == P && kb_row_cl_tab[t].C == C)
+      return kb_row_cl_tab[t].fn;
   return nullptr;
 }
 
@@ -624,19 +621,18 @@ static const void *kb_row_cl_kernel(int P, int C)
 // type, P and C, and then the kernel may take that shared memory.
 static signed char kb_row_cl_known[KB_CUDA_MAXDEV][2][33][9];
 
-template <typename T>
-static bool kb_row_cluster_ok(int dev, int P, int C, int smem_max)
+static bool kb_row_cluster_ok(int dev, int type, int P, int C, int smem_max)
 {
-  const void *fn = kb_row_cl_kernel<T>(P, C);
+  const void *fn = kb_row_cl_kernel(type, P, C);
   if (fn == nullptr)
     return false;
   std::lock_guard<std::mutex> lock(kb_row_lock);
-  signed char &known = kb_row_cl_known[dev][sizeof(T) == 8][P][C];
+  signed char &known = kb_row_cl_known[dev][type][P][C];
   if (known == 0) {
     int n = 0, cl = 0;
     cudaLaunchConfig_t cfg;
     cudaLaunchAttribute at;
-    kb_row_cl_config(&cfg, &at, C, C, kb_row_shape<T, 8>::NT, smem_max, nullptr);
+    kb_row_cl_config(&cfg, &at, C, C, KB_ROW_NT, smem_max, nullptr);   // the most threads
     known = cudaDeviceGetAttribute(&cl, cudaDevAttrClusterLaunch, dev) == cudaSuccess && cl &&
                     cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_max) ==
                         cudaSuccess &&
@@ -684,8 +680,7 @@ extern "C" int kb_cuda_row_geom(int type, int64_t m, int64_t batch, int64_t K, i
       small = c;
   }
   C = small > 0 ? small : fit;
-  if (C > 1 && !(type == 0 ? kb_row_cluster_ok<float>(dev, (int)P, C, smem_max)
-                           : kb_row_cluster_ok<double>(dev, (int)P, C, smem_max)))
+  if (C > 1 && !kb_row_cluster_ok(dev, type, (int)P, C, smem_max))
     C = share(1) <= smem_max ? 1 : 0;   // no clusters here: one block, where the vector fits
   if (C == 0)
     return -1;
@@ -695,7 +690,17 @@ extern "C" int kb_cuda_row_geom(int type, int64_t m, int64_t batch, int64_t K, i
   g->fsm = (int)((Kl + chunk - 1) / chunk * chunk);
   units = Kl / P / kb_row_g(type, P);
   threads = (units + 31) / 32 * 32;
-  const int64_t most = C > 1 && g->smem <= KB_ROW_SHARE_SMALL ? 256 : 512;   // several blocks per SM
+  // Shares of at most KB_ROW_SHARE_SMALL run several blocks per SM, so
+  // 256-thread blocks (registers hold 16 warps per SM) where there are
+  // blocks enough: clusters, and P not a power of two with two blocks per
+  // SM at least, where the slices per step fill 256 threads better than
+  // 512 (H100, one block per vector, ms, 512 / 256 threads: float
+  // 1024_7x7^5 0.176 / 0.137, 1024_6x6^5 0.090 / 0.080, double 1024_6x6^5
+  // 0.120 / 0.102; power-of-two P within 2-4%; float 100_5x5^6, under a
+  // wave, 0.026 / 0.032).
+  const bool pow2 = (P & (P - 1)) == 0;
+  const int64_t most =
+      g->smem <= KB_ROW_SHARE_SMALL && (C > 1 || (!pow2 && m * batch >= 2 * (int64_t)nsm)) ? 256 : KB_ROW_NT;
   g->threads = (int)(threads < 64 ? 64 : threads > most ? most : threads);
   g->blocks = m * batch * C;
   g->nsm = nsm;
@@ -723,7 +728,7 @@ static int kb_row_launch_p(const kb_row_args<T> &a, const kb_cuda_row_geom_t &g,
     return (int)cudaGetLastError();
   }
   // kb_cuda_row_geom has set the cluster kernel's shared-memory limit.
-  const void *fn = kb_row_cl_kernel<T>(P, C);
+  const void *fn = kb_row_cl_kernel(sizeof(T) == 8, P, C);
   if (fn == nullptr)
     return (int)cudaErrorInvalidValue;
   const int64_t lim = 0x7fffffff / C * C;
