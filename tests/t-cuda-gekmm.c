@@ -41,15 +41,21 @@ static void fast_shapes(void)
   for (ti = 0; ti < 2; ti++)
     for (s = 0; s < sizeof sh / sizeof sh[0]; s++) {
       int64_t i;
+      /* racecheck (quick): the same kernels on fewer vectors, untuned (the
+       * tuner launches every candidate) */
+      const int64_t m = tc_quick() && sh[s].m > 3 ? 3 : sh[s].m;
       for (i = 0; i < sh[s].n; i++) p[i] = q[i] = sh[s].P;
       for (pol = 0; pol < 4; pol++)
-        run_shape(types[ti], sh[s].m, sh[s].n, p, q, pol);
+        run_shape(types[ti], m, sh[s].n, p, q, pol);
+      if (tc_quick())
+        continue;
       /* measured plans: first call tunes, the second reuses the plan */
-      run_shape_t(types[ti], sh[s].m, sh[s].n, p, q, KRONBLAS_KERNELS_ALL, 1);
-      run_shape_t(types[ti], sh[s].m, sh[s].n, p, q, KRONBLAS_KERNELS_ALL, 1);
+      run_shape_t(types[ti], m, sh[s].n, p, q, KRONBLAS_KERNELS_ALL, 1);
+      run_shape_t(types[ti], m, sh[s].n, p, q, KRONBLAS_KERNELS_ALL, 1);
     }
-  /* more tiles than blocks: each block walks several, loads overlapping */
-  for (ti = 0; ti < 2; ti++) {
+  /* more tiles than blocks: each block walks several, loads overlapping
+   * (quick: float only) */
+  for (ti = 0; ti < (tc_quick() ? 1 : 2); ti++) {
     int64_t i;
     for (i = 0; i < 4; i++) p[i] = q[i] = 8;
     run_shape(types[ti], 1000, 4, p, q, KRONBLAS_KERNELS_ALL);
