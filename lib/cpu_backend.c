@@ -258,6 +258,47 @@ typedef struct {
   int64_t pf_off[KB_CPU_PLAN_MAXF + 1];
 } kb_cpu_run_t;
 
+/* The dense step of a banded plan (real types): B^T[k*qp + l] = prod over
+ * digits f..f+nd-1 of A_j[l_j, k_j] (l, k in Kronecker order, the slowest
+ * digit first), qp = q rounded up to whole vectors, zeros beyond q.  The
+ * digits of k and l are counted up, not divided out (once per call). */
+static void kb_cpu_pack_dense(const kb_cpu_plan_t *pl, const kb_problem_t *pb, const void *const *F, int f,
+                              int nd, char *out)
+{
+  const int dbl = pb->type == KRONBLAS_R_64F;
+  int64_t P = 1, Q = 1, qp, k, l, kd[KB_CPU_PLAN_MAXF], ld[KB_CPU_PLAN_MAXF];
+  int j;
+  for (j = f; j < f + nd; j++) {
+    P *= pb->p[j];
+    Q *= pb->q[j];
+    kd[j] = 0;
+  }
+  qp = (Q + pl->kt->vl - 1) / pl->kt->vl * pl->kt->vl;
+  for (k = 0; k < P; k++) {
+    for (j = f; j < f + nd; j++)
+      ld[j] = 0;
+    for (l = 0; l < qp; l++) {
+      double v = 0;
+      if (l < Q) {
+        v = 1;
+        for (j = f; j < f + nd; j++) {
+          const int64_t o = ld[j] * pb->fs_l[j] + kd[j] * pb->fs_k[j];
+          v *= dbl ? ((const double *)F[j])[o] : (double)((const float *)F[j])[o];
+        }
+        /* next l: the fastest digit (the last factor) first */
+        for (j = f + nd - 1; j >= f && ++ld[j] == pb->q[j]; j--)
+          ld[j] = 0;
+      }
+      if (dbl)
+        ((double *)out)[k * qp + l] = v;
+      else
+        ((float *)out)[k * qp + l] = (float)v;
+    }
+    for (j = f + nd - 1; j >= f && ++kd[j] == pb->p[j]; j--)
+      kd[j] = 0;
+  }
+}
+
 /* Packs every factor for the kernels; conj(F) when exactly one of conjF and
  * conjX is set, since A conj(x) = conj(conj(A) x) and the group's epilogue
  * conjugates the final result when conjX. */
@@ -270,7 +311,9 @@ static void kb_cpu_pack_all(const kb_cpu_plan_t *pl, const kb_problem_t *pb, con
      * A^T for straight ones */
     for (k = 0; k < pl->band_nsteps; k++) {
       const int f = pl->band_f[k];
-      if (pl->band_banded[k])
+      if (pl->band_dense[k])
+        kb_cpu_pack_dense(pl, pb, F, f, pl->band_dense[k], ws + pl->off_pack[f]);
+      else if (pl->band_banded[k])
         pl->kt->pack_band(F[f], pb->p[f], pb->fs_l[f], pb->fs_k[f], pl->band_s[k], ws + pl->off_pack[f]);
       else
         pl->kt->pack_t(F[f], pb->p[f], pb->q[f], pb->fs_l[f], pb->fs_k[f], ws + pl->off_pack[f]);
@@ -564,6 +607,13 @@ long kb_cpu_test_band_runs(void)
   return __atomic_load_n(&kb_cpu_band_runs, __ATOMIC_RELAXED);
 }
 
+static long kb_cpu_dense_runs;     /* test hook: entries run with a dense step */
+
+long kb_cpu_test_dense_runs(void)
+{
+  return __atomic_load_n(&kb_cpu_dense_runs, __ATOMIC_RELAXED);
+}
+
 /* A banded plan (kb_cpu_band_t) on one batch entry: threads take blocks
  * of whole rows, each through every step in its own two row buffers. */
 static void kb_cpu_run_band(const kb_cpu_plan_t *pl, const kb_problem_t *pb, char *ws, const void *X,
@@ -579,8 +629,14 @@ static void kb_cpu_run_band(const kb_cpu_plan_t *pl, const kb_problem_t *pb, cha
   B.nd = pl->band_nsteps;
   for (t = 0; t < B.nd; t++) {
     const int f = pl->band_f[t];
+    int j;
     B.p[t] = pb->p[f];
     B.q[t] = pb->q[f];
+    B.dense[t] = pl->band_dense[t];
+    for (j = f + 1; j < f + pl->band_dense[t]; j++) {
+      B.p[t] *= pb->p[j];
+      B.q[t] *= pb->q[j];
+    }
     B.s[t] = pl->band_s[t];
     B.banded[t] = pl->band_banded[t];
     B.fused[t] = pl->band_fused[t];
@@ -601,6 +657,8 @@ static void kb_cpu_run_band(const kb_cpu_plan_t *pl, const kb_problem_t *pb, cha
   B.alpha = pb->alpha;
   B.beta = pb->beta;
   __atomic_fetch_add(&kb_cpu_band_runs, 1, __ATOMIC_RELAXED);
+  if (pl->band_dense[pl->band_nsteps - 1])
+    __atomic_fetch_add(&kb_cpu_dense_runs, 1, __ATOMIC_RELAXED);
   if (blk < 1)
     blk = 1;
   nblk = (m + blk - 1) / blk;

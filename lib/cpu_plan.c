@@ -33,6 +33,7 @@ static int kb_cpu_test_max_fuse;
 static int kb_cpu_test_strategy = -1;
 static int kb_cpu_test_inplace = -1;
 static int kb_cpu_test_band = -1;
+static int kb_cpu_test_band_dense = -1;
 
 static int kb_cpu_has(const char *isa)
 {
@@ -128,6 +129,11 @@ void kb_cpu_test_force_inplace(int inplace)
 void kb_cpu_test_force_band(int band)
 {
   kb_cpu_test_band = band;
+}
+
+void kb_cpu_test_force_band_dense(int n)
+{
+  kb_cpu_test_band_dense = n;
 }
 
 /* -------------------------------------------------------------- caches */
@@ -587,6 +593,25 @@ static int kb_cpu_groups(const kb_cpu_model_t *M, kb_cpu_groups_t *gs)
  * 9.5-10.0, double 24-26 against 15, 16_16x16^5 float 78-102 against
  * 33-37 (rows of 1-4 MiB in L3). */
 #define KB_BAND_MODEL_MAXP 5
+/* Dense steps (the fastest digits as one GEMM, kb_band_dense): rates of
+ * its micro-tiles in this model's units, 6 x 4 (10 loads per 24 FMAs),
+ * 12 x 2 (14 per 24; a lower rate lost float 3^6 and 2^10, 1.3-1.5x
+ * faster dense, and still left double 3^6 at dense 9 x 9, 7% slower than
+ * 27 x 27) and 12 x 1 (13 per 12: load-bound).  Above 1: the
+ * banded steps they replace are priced low against measurement (float
+ * 3^7, one thread: three banded steps of p = 3 ~36 cycles per output
+ * vector, the 27 x 27 dense step ~19, priced 27 and 29 units).  Fitted,
+ * one thread, m = 1024, minima of interleaved runs, model's plan before
+ * -> with dense steps: 3^7 float 2.97 -> 2.66 ms, double 7.6 -> 5.6; 3^6
+ * double 1.57 -> 1.46, 3^5 double 0.67 -> 0.41; 2^10 float 1.31 -> 0.99,
+ * double 2.77 -> 1.83; 2^8 double 0.58 -> 0.34; 5^5 double 12.5 -> 9.0.
+ * B^T at most KB_BAND_DENSE_MAXB bytes (L1).  Masked tails of straight
+ * steps cost KB_BAND_TAIL vectors. */
+#define KB_BAND_TAIL 3.0
+#define KB_EFF_BAND_DENSE 1.50
+#define KB_EFF_BAND_DENSE2 1.50
+#define KB_EFF_BAND_DENSE1 0.80
+#define KB_BAND_DENSE_MAXB 16384
 /* Row buffers beyond L1 (in L2): every step streams a row through L2. */
 #define KB_EFF_BAND_L2 0.75
 /* One step on one row: calls, pads, micro-tile choice. */
@@ -610,7 +635,8 @@ int kb_cpu_band_ok(const kb_problem_t *pb, const kb_cpu_opt_t *kt)
  * number of vectors unless the row is tiny), every stride is a product
  * of p (the faster digits are still to come), and the banded steps come
  * last, reading row buffers with pads. */
-static double kb_cpu_band_setup(const kb_problem_t *pb, const kb_cpu_opt_t *kt, size_t esz, kb_cpu_plan_t *pl)
+static double kb_cpu_band_steps(const kb_problem_t *pb, const kb_cpu_opt_t *kt, size_t esz, int fd,
+                                kb_cpu_plan_t *pl)
 {
   const int vl = kt->vl;
   const int n = (int)pb->nfactors;
@@ -622,7 +648,8 @@ static double kb_cpu_band_setup(const kb_problem_t *pb, const kb_cpu_opt_t *kt, 
   sf[n - 1] = 1;
   for (f = n - 2; f >= 0; f--)
     sf[f] = sf[f + 1] * pb->p[f + 1];
-  for (t = 0, f = 0; f < n; t++) {
+  memset(pl->band_dense, 0, sizeof pl->band_dense);
+  for (t = 0, f = 0; f < fd; t++) {
     const int64_t p = pb->p[f], q = pb->q[f], s = sf[f];
     int64_t out;
     /* a digit faster than a vector is a band along the row; it needs a
@@ -633,7 +660,7 @@ static double kb_cpu_band_setup(const kb_problem_t *pb, const kb_cpu_opt_t *kt, 
     const int d0 = s == 1 && q % vl == 0;
     const int banded = !d0 && s < vl && p == q && p >= 2 && p <= KB_CPU_BAND_MAXP;
     /* two equal small square digits, both of whole vectors: one pass */
-    const int fused = !banded && f + 1 < n && sf[f + 1] >= vl && (p == 2 || p == 3) && q == p &&
+    const int fused = !banded && f + 1 < fd && sf[f + 1] >= vl && (p == 2 || p == 3) && q == p &&
                       pb->p[f + 1] == p && pb->q[f + 1] == p;
     pl->band_f[t] = f;
     pl->band_fused[t] = fused;
@@ -661,13 +688,36 @@ static double kb_cpu_band_setup(const kb_problem_t *pb, const kb_cpu_opt_t *kt, 
     } else if (d0) {
       cost += (double)(len / p) * (double)(q / vl) * (double)p / KB_EFF_BAND_D0;
     } else {
-      cost += (double)(len / (p * s)) * (double)kb_ceil_div(s, vl) * (double)(p * q) / KB_EFF_BAND_S;
+      /* a masked tail vector runs in one-vector micro-tiles (load-bound,
+       * per-tile pointer work): measured double 3^7, stride 9, 15 cycles
+       * per output vector where whole vectors take about 3 */
+      cost += (double)(len / (p * s)) * ((double)(s / vl) + (s % vl ? KB_BAND_TAIL : 0)) * (double)(p * q) /
+              KB_EFF_BAND_S;
     }
     cost += KB_COST_BAND_STEP;
     f += fused ? 2 : 1;
     if (f < n && out > maxlen)
       maxlen = out;
     len = out;
+  }
+  if (fd < n) {
+    /* digits fd.. as one dense step (kb_cpu_band_dense_ok) */
+    int64_t P = 1, Q = 1, nvq;
+    for (f = fd; f < n; f++) {
+      P *= pb->p[f];
+      Q *= pb->q[f];
+    }
+    nvq = kb_ceil_div(Q, vl);
+    pl->band_f[t] = fd;
+    pl->band_fused[t] = 0;
+    pl->band_banded[t] = 0;
+    pl->band_dense[t] = n - fd;
+    pl->band_s[t] = 1;
+    cost += (double)(len / P) * (double)nvq * (double)P /
+                (nvq >= 3 ? KB_EFF_BAND_DENSE : nvq == 2 ? KB_EFF_BAND_DENSE2 : KB_EFF_BAND_DENSE1) +
+            KB_COST_BAND_STEP;
+    len = len / P * Q;
+    t++;
   }
   pl->band_nsteps = t;
   pl->band_copy_in = pl->band_banded[0];
@@ -682,6 +732,64 @@ static double kb_cpu_band_setup(const kb_problem_t *pb, const kb_cpu_opt_t *kt, 
   if (bytes > kb_cpu_l2 / 2)
     eff = KB_EFF_BAND_L2 / 2;
   return big ? 1e300 : cost / eff;
+}
+
+/* Whether digits fd..n-1 (at least two) may run as one dense step: its
+ * B^T (the product of their p by their q in whole vectors) within
+ * KB_BAND_DENSE_MAXB. */
+static int kb_cpu_band_dense_ok(const kb_problem_t *pb, const kb_cpu_opt_t *kt, size_t esz, int fd)
+{
+  const int n = (int)pb->nfactors;
+  int64_t P = 1, Q = 1;
+  int f;
+  if (fd < 0 || n - fd < 2)
+    return 0;
+  for (f = fd; f < n; f++) {
+    P *= pb->p[f];
+    Q *= pb->q[f];
+    if (P > (int64_t)KB_BAND_DENSE_MAXB || Q > (int64_t)KB_BAND_DENSE_MAXB)
+      return 0;
+  }
+  return (size_t)P * (size_t)kb_ceil_div(Q, kt->vl) * (size_t)kt->vl * esz <= KB_BAND_DENSE_MAXB;
+}
+
+/* The steps of pb's banded plan into pl and the model's cost per row:
+ * every digit on its own (kb_cpu_band_steps) or the fastest ones as a
+ * dense step, whichever the model prices lower (the test hook may force
+ * either). */
+static double kb_cpu_band_setup(const kb_problem_t *pb, const kb_cpu_opt_t *kt, size_t esz, kb_cpu_plan_t *pl)
+{
+  const int n = (int)pb->nfactors;
+  const int force = kb_cpu_test_band_dense;
+  double best = kb_cpu_band_steps(pb, kt, esz, n, pl), c;
+  int fd, bestfd = n, t, half = -1;
+  /* a half-vector step and the pair step the kernel fuses with it are
+   * FMA-bound already: the model takes no dense step over them (double
+   * 1024_4x4^6, one thread: dense 16 x 16 9.9 ms against 8.3; without the
+   * pair step, half-vector steps of p = 2 do pay: float 1024_2x2^10 1.31
+   * -> 0.99 ms) */
+  for (t = 0; t + 1 < pl->band_nsteps; t++) {
+    const int f = pl->band_f[t];
+    if (pl->band_banded[t] && kt->band_half && 2 * pl->band_s[t] == kt->vl && pb->p[f] % 2 == 0 &&
+        pl->band_banded[t + 1] && pl->band_s[t + 1] == 1 && 2 * pb->p[f + 1] == kt->vl)
+      half = f;
+  }
+  for (fd = n - 2; force != 0 && kb_cpu_band_dense_ok(pb, kt, esz, fd); fd--) {
+    if (force > 0 && n - fd != force)
+      continue;
+    /* factors of p > KB_BAND_MODEL_MAXP: the other plans (float 1024_7x7^4
+     * with a dense 49 x 49 step 4% slower than in passes) */
+    if (force < 0 && (fd <= half || pb->p[fd] > KB_BAND_MODEL_MAXP))
+      break;
+    c = kb_cpu_band_steps(pb, kt, esz, fd, pl);
+    if (c < best || force > 0) {
+      best = c;
+      bestfd = fd;
+    }
+  }
+  if (bestfd == n)
+    return kb_cpu_band_steps(pb, kt, esz, n, pl);
+  return kb_cpu_band_steps(pb, kt, esz, bestfd, pl);
 }
 
 /* ---------------------------------------------------------------- plan */
@@ -715,6 +823,8 @@ static void kb_cpu_plan_log(const kb_cpu_plan_t *pl, const char *why, double cr,
   int k;
   if (kb_env()->log_level < KB_LOG_DEBUG)
     return;
+  if (pl->band && pl->band_dense[pl->band_nsteps - 1])
+    o += (size_t)snprintf(buf + o, sizeof buf - o, " dense tail of %d", pl->band_dense[pl->band_nsteps - 1]);
   for (k = 0; k < pl->ngroups && o + 64 < sizeof buf; k++)
     o += (size_t)snprintf(buf + o, sizeof buf - o, " [%d..%d P=%lld S=%lld nb=%d]", pl->g[k].hi,
                           pl->g[k].lo, (long long)pl->g[k].P, (long long)pl->g[k].S, pl->g[k].nb);
@@ -761,6 +871,15 @@ static void kb_cpu_plan_layout(const kb_problem_t *pb, size_t esz, kb_cpu_plan_t
       if (pl->band_banded[t]) {
         pl->off_pack[f] = off;
         off += kb_align64((size_t)kb_cpu_band_coef_elems(pb->p[f], pl->band_s[t], pl->kt->vl) * esz);
+      } else if (pl->band_dense[t]) {
+        /* the Kronecker product of digits f.. transposed, rows of whole vectors */
+        int64_t P = 1, Q = 1, j;
+        for (j = f; j < f + pl->band_dense[t]; j++) {
+          P *= pb->p[j];
+          Q *= pb->q[j];
+        }
+        pl->off_pack[f] = off;
+        off += kb_align64((size_t)(P * kb_ceil_div(Q, pl->kt->vl) * pl->kt->vl) * esz);
       }
     }
     tile_bytes = 0;

@@ -68,6 +68,7 @@ typedef struct {
   int band_f[KB_CPU_PLAN_MAXF], band_fused[KB_CPU_PLAN_MAXF];
   int64_t band_s[KB_CPU_PLAN_MAXF];
   int band_banded[KB_CPU_PLAN_MAXF];
+  int band_dense[KB_CPU_PLAN_MAXF]; /* digits band_f[t].. taken by a dense step (s = 1), else 0 */
   int band_copy_in;
   int64_t band_pad, band_buf_elems;
   double cost;            /* the model's cost per row (0 for an explicit plan) */
@@ -174,6 +175,11 @@ long kb_cpu_test_inplace_runs(void);
 /* Banded plans (kb_cpu_plan_t.band), likewise: 1 wherever allowed, 0
  * never, -1 the model's choice; batch entries run with banded plans. */
 void kb_cpu_test_force_band(int band);
+/* Dense steps of banded plans (kb_cpu_plan_t.band_dense): n > 0 the n
+ * fastest digits as one wherever the limits allow, 0 never, -1 the
+ * model's choice. */
+void kb_cpu_test_force_band_dense(int n);
+long kb_cpu_test_dense_runs(void);   /* batch entries run with a dense step */
 long kb_cpu_test_band_runs(void);
 /* Cache sizes in bytes the planner assumes from now on (plans of another
  * machine); any 0: this machine's again. */

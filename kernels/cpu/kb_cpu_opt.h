@@ -82,6 +82,14 @@ typedef struct {
  *    one (stride s) in one pass, the p*p intermediate vectors of a block
  *    in registers (A[t] the outer factor, Ai[t] the inner, both pack_t):
  *    half the loads, stores and loop overhead of two steps.
+ *  - dense steps (dense[t] = d >= 2: the d fastest digits at once, s = 1):
+ *    p[t], q[t] the products of their p and q, A[t] their Kronecker
+ *    product transposed, B^T[k*qp + l] with qp = q rounded up to whole
+ *    vectors (zeros beyond q), applied to the row's slices of p[t]
+ *    contiguous elements as one GEMM (outputs q[t] contiguous, the last
+ *    vector of a slice masked): more FMAs than the digits one by one, but
+ *    FMA-bound micro-tiles where banded steps of p = 3 leave most of the
+ *    vector ports to zero terms and permutes.
  * Rows are independent: band(b, r0, r1, scratch) does rows [r0, r1) with
  * scratch = two buffers of (2*pad + buf_elems) elements, 64-byte aligned. */
 #define KB_CPU_BAND_MAXD 64
@@ -92,6 +100,7 @@ typedef struct {
   int64_t p[KB_CPU_BAND_MAXD], q[KB_CPU_BAND_MAXD], s[KB_CPU_BAND_MAXD];
   int banded[KB_CPU_BAND_MAXD];
   int fused[KB_CPU_BAND_MAXD];
+  int dense[KB_CPU_BAND_MAXD];        /* digits taken by a dense step, else 0 */
   const void *A[KB_CPU_BAND_MAXD], *Ai[KB_CPU_BAND_MAXD];
   int copy_in;                        /* step 0 is banded: the row of X is copied to a buffer first */
   int64_t K, L;                       /* row lengths of X and of Y */
