@@ -42,6 +42,7 @@ typedef struct {
   int ntypes;
   int backend;                 /* -1 auto, else kronblasBackend_t */
   int ceilings;                /* measure the GEMM rate and copy bandwidth */
+  int rounds;                  /* CPU: rounds of (ceilings, kronblas) per row */
   const char *csv;
   kb_bench_shape_t *shapes;
   int nshapes, capshapes;
@@ -82,6 +83,11 @@ static void kb_bench_usage(FILE *f)
 "  --baselines         run the baselines and ceilings (default when available)\n"
 "  --no-baselines      time kronblas only\n"
 "  --no-ceilings       skip measuring the ceilings (no floor%%; for quick runs)\n"
+"  --rounds N          CPU backend: per row, N rounds of (ceilings, then\n"
+"                      kronblas' reps); ms is the median of the rounds' medians,\n"
+"                      floor%% the median of the rounds' floor%% (each against its\n"
+"                      own ceilings), baselines from the last round; for hosts\n"
+"                      whose speed drifts between rows (default 1)\n"
 "  --csv FILE          also write CSV rows to FILE (- for stdout; the table then\n"
 "                      goes to stderr)\n"
 "  --seed N            seed of the random inputs (default KRONBLAS_TEST_SEED or\n"
@@ -195,7 +201,7 @@ static long kb_bench_parse_count(const char *s, const char *what, long lo)
 static void kb_bench_parse_cli(int argc, char **argv, kb_bench_cli_t *c)
 {
   enum { O_SHAPES = 256, O_SIDE, O_TRANS, O_TYPE, O_BACKEND, O_WARMUP, O_REPS, O_THREADS, O_CSV,
-         O_VERIFY, O_NO_VERIFY, O_BASELINES, O_NO_BASELINES, O_SEED, O_MAXMEM, O_NO_CEILINGS };
+         O_VERIFY, O_NO_VERIFY, O_BASELINES, O_NO_BASELINES, O_SEED, O_MAXMEM, O_NO_CEILINGS, O_ROUNDS };
   static const struct option longopts[] = {
     { "shapes", required_argument, NULL, O_SHAPES },
     { "side", required_argument, NULL, O_SIDE },
@@ -211,6 +217,7 @@ static void kb_bench_parse_cli(int argc, char **argv, kb_bench_cli_t *c)
     { "baselines", no_argument, NULL, O_BASELINES },
     { "no-baselines", no_argument, NULL, O_NO_BASELINES },
     { "no-ceilings", no_argument, NULL, O_NO_CEILINGS },
+    { "rounds", required_argument, NULL, O_ROUNDS },
     { "seed", required_argument, NULL, O_SEED },
     { "max-mem", required_argument, NULL, O_MAXMEM },
     { "help", no_argument, NULL, 'h' },
@@ -226,6 +233,7 @@ static void kb_bench_parse_cli(int argc, char **argv, kb_bench_cli_t *c)
   c->o.reps = 10;
   c->o.baselines = 1;
   c->ceilings = 1;
+  c->rounds = 1;
   c->o.seed = kb_test_seed();
   opterr = 0;
   while ((ch = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
@@ -305,6 +313,11 @@ static void kb_bench_parse_cli(int argc, char **argv, kb_bench_cli_t *c)
       break;
     case O_NO_CEILINGS:
       c->ceilings = 0;
+      break;
+    case O_ROUNDS:
+      c->rounds = (int)kb_bench_parse_count(optarg, "--rounds wants a count >= 1, not '%s'", 1);
+      if (c->rounds > 100)
+        kb_bench_bad_args("--rounds wants at most 100, not '%s'", optarg);
       break;
     case O_SEED: {
       char *end;
@@ -496,6 +509,47 @@ out:
   kb_bench_row_end(shuf, gemm, t);
 }
 
+/* A CPU row in rounds (--rounds): each round measures the ceilings (when
+ * asked) and then times kronblas, so a round's floor% compares times taken
+ * in the same stretch of a shared host; the row reports the medians over
+ * the rounds, the first round's verification and the last round's
+ * baselines. */
+static void kb_bench_cpu_rounds(kronblasHandle_t h, const kb_bench_prob_t *pb, const kb_bench_cli_t *c,
+                                int nthreads, kronblasDataType_t type, kb_bench_result_t *r)
+{
+  double ms[100], fl[100];
+  int k, nfl = 0;
+  const char *verify = NULL;
+  char verify_msg[sizeof r->verify_msg];
+  for (k = 0; k < c->rounds; k++) {
+    kb_bench_opts_t o = c->o;
+    double rate = 0.0, bw = 0.0;
+    o.verify = k == 0 && c->o.verify;
+    o.baselines = k == c->rounds - 1 && c->o.baselines;
+    if (c->o.baselines && c->ceilings) {
+      rate = kb_bench_cpu_gemm_rate(type, nthreads);
+      bw = kb_bench_cpu_copy_bw(nthreads);
+    }
+    kb_bench_result_init(r);
+    kb_bench_cpu_row(h, pb, &o, nthreads, rate, bw, r);
+    if (k == 0) {
+      verify = r->verify;
+      memcpy(verify_msg, r->verify_msg, sizeof verify_msg);
+    }
+    if (!r->ran)
+      return;   /* skipped or failed: that round's row says why */
+    ms[k] = r->ms;
+    if (r->floor_pct == r->floor_pct)
+      fl[nfl++] = r->floor_pct;
+  }
+  r->ms = kb_bench_median(ms, c->rounds);
+  r->gflops = pb->flops / (r->ms * 1e-3) / 1e9;
+  if (nfl > 0)
+    r->floor_pct = kb_bench_median(fl, nfl);
+  r->verify = verify;
+  memcpy(r->verify_msg, verify_msg, sizeof verify_msg);
+}
+
 /* ------------------------------------------------------------ output */
 
 static const char *kb_bench_op_name(kronblasOperation_t op)
@@ -644,6 +698,14 @@ int main(int argc, char **argv)
 #endif
   if (gpu)
     nthreads = 0;
+  if (gpu && c.rounds > 1) {
+    /* the GPU rows take their ceilings and baselines in one run already */
+    fprintf(stderr, "%s: --rounds is for the CPU backend\n", kb_bench_prog);
+    kb_bench_gpu_close();
+    if (h != NULL)
+      kronblasDestroy(h);
+    return 2;
+  }
 
   if (c.csv != NULL) {
     if (!strcmp(c.csv, "-")) {
@@ -670,6 +732,9 @@ int main(int argc, char **argv)
   else
     fprintf(table, "# backend cpu, %d threads%s\n", nthreads,
             c.o.baselines && !kb_bench_cpu_have_blas() ? "; built without OpenBLAS: no baselines, no GEMM ceiling" : "");
+  if (!gpu && c.rounds > 1)
+    fprintf(table, "# %d rounds per row: ms and floor%% are medians over rounds, each round against "
+                   "ceilings measured just before it\n", c.rounds);
   kb_bench_table_head(table, gpu);
 
   for (ti = 0; ti < c.ntypes; ti++) {
@@ -704,6 +769,8 @@ int main(int argc, char **argv)
         if (kb_bench_gpu_row(h, &pb, &c.o, &r) != 0)
           status = 1;
         kb_bench_floor(&pb, gemm_rate[type], copy_bw, &r);
+      } else if (c.rounds > 1) {
+        kb_bench_cpu_rounds(h, &pb, &c, nthreads, type, &r);
       } else {
         kb_bench_cpu_row(h, &pb, &c.o, nthreads, gemm_rate[type], copy_bw, &r);
       }

@@ -24,7 +24,7 @@ rows_pass() {
   [ "$p" -eq "$1" ] && [ "$f" -eq 0 ]
 }
 
-echo "1..11"
+echo "1..12"
 
 shapes="6_4x5,3x3,2x4 3_3x2^3 16_4x4^4 5_17x3,2x9"
 for side in left right; do
@@ -52,6 +52,17 @@ h=$?
 sed 's/^/# csv: /' "$tmp.csv"
 [ "$(wc -l < "$tmp.csv")" -eq 5 ] && grep -q '^"8_2x3,4x2",8,"2x3,4x2",d,left,NN,cpu,' "$tmp.csv"
 ok $((r + h + $?)) "CSV header and rows"
+
+# --rounds: medians over rounds, each with its own ceilings; verified in
+# the first, baselines in the last
+run x 0 --backend cpu --verify --rounds 2 --warmup 0 --reps 1 --type s,d 6_4x5,3x3,2x4 16_4x4^4
+r=$?
+rows_pass 4
+p=$?
+grep -q '^# 2 rounds per row' "$tmp.out"
+h=$?
+run x 2 --backend cpu --rounds 0 4_2x2
+ok $((r + p + h + $?)) "--rounds 2: rows verified, the rounds noted; --rounds 0: exit 2"
 
 run x 2 --backend cpu
 ok $? "no shapes: exit 2"
