@@ -324,6 +324,26 @@ static int64_t kb_t_issue_factors(const kb_t_shape_t *S, kronblasDataType_t type
   return n;
 }
 
+/* Batches of 1..2 and m cut until the explicit product (m K L n per
+ * entry, KL = K * L) stays within 2^lg.  (inline here and below: t-cpu-tune
+ * includes this file and does not call every helper.) */
+static inline void kb_t_fit_batch(kb_rng_t *r, kb_t_prob_t *P, int64_t KL, int lg)
+{
+  P->batch = kb_rng_range(r, 1, 2);
+  while (P->m > 1 && P->m * KL * P->batch * P->n > ((int64_t)1 << lg))
+    P->m = (P->m + 1) / 2;
+}
+
+/* 1..3 threads, alpha 1 or not, beta 0 or not, padded leading
+ * dimensions now and then. */
+static inline void kb_t_random_call(kb_rng_t *r, kb_t_prob_t *P)
+{
+  P->nthreads = (int)kb_rng_range(r, 1, 3);
+  P->alpha_one = (int)kb_rng_range(r, 0, 1);
+  P->beta_zero = (int)kb_rng_range(r, 0, 1);
+  P->pad = kb_rng_range(r, 0, 1) * kb_rng_range(r, 1, 17);
+}
+
 /* A random odd problem of type: side, transposes, m in 1..70, 1..4
  * factors with p, q in 1..13 (and 52 now and then with with52), batches of
  * 1..3, m cut until the explicit product (m K L n per entry) stays cheap.
@@ -379,7 +399,7 @@ static void kb_t_issue_prob(kb_rng_t *r, const kb_t_shape_t *S, kronblasDataType
 
 /* The canonical form of a LEFT/N problem with n square factors of sizes
  * p[] (q = p) on contiguous rows, for calling the planner directly. */
-static void kb_t_square_pb(kronblasDataType_t type, int64_t m, int64_t n, const int64_t *p, kb_problem_t *pb)
+static inline void kb_t_square_pb(kronblasDataType_t type, int64_t m, int64_t n, const int64_t *p, kb_problem_t *pb)
 {
   int64_t i, K = 1;
   for (i = 0; i < n; i++)
@@ -494,9 +514,7 @@ int main(void)
             KL /= P.p[i];
             P.p[i] = 1;
           }
-        P.batch = kb_rng_range(&r, 1, 2);
-        while (P.m > 1 && P.m * KL * P.batch * P.n > (1 << 20))
-          P.m = (P.m + 1) / 2;
+        kb_t_fit_batch(&r, &P, KL, 20);
         P.fuse = fuse;
         P.strategy = strat;
         P.nthreads = (int)kb_rng_range(&r, 1, 3);
@@ -522,10 +540,7 @@ int main(void)
       kb_t_random_shape(&r, type, 1, &P);
       P.fuse = kb_rng_range(&r, 0, 1) ? 0 : (int)kb_rng_range(&r, 1, 3);
       P.strategy = (int)kb_rng_range(&r, -1, 1);
-      P.nthreads = (int)kb_rng_range(&r, 1, 3);
-      P.alpha_one = (int)kb_rng_range(&r, 0, 1);
-      P.beta_zero = (int)kb_rng_range(&r, 0, 1);
-      P.pad = kb_rng_range(&r, 0, 1) * kb_rng_range(&r, 1, 17);
+      kb_t_random_call(&r, &P);
       kb_t_one(h, &P, kb_rng_next(&r), 1, &nbad, &nrun, first, sizeof first);
     }
     tap_ok(nbad == 0, "%s: random odd shapes (p, q in 1..13 and 52, m in 1..70, batches, padding, alpha, "
@@ -572,16 +587,11 @@ int main(void)
       }
       for (i = 0; i < P.n && c >= 40; i++)
         KL *= P.p[i] * P.q[i];
-      P.batch = kb_rng_range(&r, 1, 2);
-      while (P.m > 1 && P.m * KL * P.batch * P.n > (1 << 19))
-        P.m = (P.m + 1) / 2;
+      kb_t_fit_batch(&r, &P, KL, 19);
       P.fuse = (int)kb_rng_range(&r, 0, 4);
       P.strategy = KB_CPU_PER_ROW;
       P.inplace = 1;
-      P.nthreads = (int)kb_rng_range(&r, 1, 3);
-      P.alpha_one = (int)kb_rng_range(&r, 0, 1);
-      P.beta_zero = (int)kb_rng_range(&r, 0, 1);
-      P.pad = kb_rng_range(&r, 0, 1) * kb_rng_range(&r, 1, 17);
+      kb_t_random_call(&r, &P);
       kb_t_one(h, &P, kb_rng_next(&r), 1, &nbad, &nrun, first, sizeof first);
     }
     runs = kb_cpu_test_inplace_runs() - runs0;
@@ -651,15 +661,10 @@ int main(void)
       }
       for (i = 0; i < P.n && c >= 40; i++)
         KL *= P.p[i] * P.q[i];
-      P.batch = kb_rng_range(&r, 1, 2);
-      while (P.m > 1 && P.m * KL * P.batch * P.n > (1 << 19))
-        P.m = (P.m + 1) / 2;
+      kb_t_fit_batch(&r, &P, KL, 19);
       P.strategy = -1;
       P.band = 1;
-      P.nthreads = (int)kb_rng_range(&r, 1, 3);
-      P.alpha_one = (int)kb_rng_range(&r, 0, 1);
-      P.beta_zero = (int)kb_rng_range(&r, 0, 1);
-      P.pad = kb_rng_range(&r, 0, 1) * kb_rng_range(&r, 1, 17);
+      kb_t_random_call(&r, &P);
       nleft += P.side == KRONBLAS_SIDE_LEFT;
       kb_t_one(h, &P, kb_rng_next(&r), 1, &nbad, &nrun, first, sizeof first);
     }
@@ -727,15 +732,10 @@ int main(void)
         KL *= P.p[i] * P.q[i];
       /* the fixed chains: the model's dense step and every forced one in turn */
       P.dense = c >= 24 && c % 2 == 0 ? 0 : (int)kb_rng_range(&r, 2, P.n);
-      P.batch = kb_rng_range(&r, 1, 2);
-      while (P.m > 1 && P.m * KL * P.batch * P.n > (1 << 19))
-        P.m = (P.m + 1) / 2;
+      kb_t_fit_batch(&r, &P, KL, 19);
       P.strategy = -1;
       P.band = 1;
-      P.nthreads = (int)kb_rng_range(&r, 1, 3);
-      P.alpha_one = (int)kb_rng_range(&r, 0, 1);
-      P.beta_zero = (int)kb_rng_range(&r, 0, 1);
-      P.pad = kb_rng_range(&r, 0, 1) * kb_rng_range(&r, 1, 17);
+      kb_t_random_call(&r, &P);
       kb_t_one(h, &P, kb_rng_next(&r), 1, &nbad, &nrun, first, sizeof first);
     }
     runs = kb_cpu_test_dense_runs() - runs0;

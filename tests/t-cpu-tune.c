@@ -373,7 +373,7 @@ int main(void)
   {
     kb_t_prob_t P;
     const long runs0 = kb_cpu_test_band_runs();
-    int nbad = 0, nrun = 0, i;
+    int nbad = 0, nrun = 0;
     first[0] = '\0';
     kb_t_square_prob(KRONBLAS_R_32F, 9, 7, 3, 2, 1, 1, &P);
     P.tF = KRONBLAS_OP_T;
