@@ -396,10 +396,17 @@ static kronblasStatus_t kb_cuda_gekmm(struct kronblasContext *h, const kb_proble
   rn.stream = h->stream;
   if (kb_env()->log_level >= KB_LOG_DEBUG) {
     int64_t j;
-    for (j = 0; j < rn.nsteps; j++)
-      kb_log(KB_LOG_DEBUG, "cuda plan step %lld: factors %lld..%lld, kernel %d",
-             (long long)j, (long long)steps[j].i_hi, (long long)(steps[j].i_hi - steps[j].nf + 1),
-             steps[j].kernel);
+    int ncfg;
+    const kb_cuda_fast_cfg_t *cfg = kb_cuda_fast_cfgs(&ncfg);
+    for (j = 0; j < rn.nsteps; j++) {
+      const int k = steps[j].kernel;
+      char word[160];
+      if (k < 0 || k >= ncfg || kb_cuda_cfg_format(&cfg[k], word, (int)sizeof word) < 0)
+        word[0] = '\0';
+      kb_log(KB_LOG_DEBUG, "cuda plan step %lld: factors %lld..%lld, kernel %d%s%s%s", (long long)j,
+             (long long)steps[j].i_hi, (long long)(steps[j].i_hi - steps[j].nf + 1), k, word[0] ? " " : "",
+             word, k >= 0 && k < ncfg && cfg[k].variant ? " variant" : "");
+    }
   }
 
   any_overlap = kb_cuda_overlap(pb, 0, pb->batch);

@@ -342,6 +342,63 @@ static void kb_jit_candidates(const kb_problem_t *pb, int64_t i, int64_t K, int 
       break;
 }
 
+/* Measured planning only: neighbours of the precompiled configurations
+ * for factor i with P == Q <= 32, the sliced multiplies whose rate the
+ * register tile and the block's shape decide (FFMA and shared-memory
+ * loads; the precompiled set is one guess per shape): twice the vectors
+ * per block, and two per thread; slices and columns of the register tile
+ * traded; the other unroll; half and twice the slab.  They are added to
+ * the registry as JIT configurations marked variant, which the model
+ * never plans (it could not rank them apart from their parent, and model
+ * plans must not change with what a process tuned before); the tuner
+ * times them like the others, so a faster one is kept in the measured
+ * plan and its wisdom word.  At most 7 per precompiled configuration,
+ * each compiled once per process (and cached on disk). */
+static void kb_jit_variants(const kb_problem_t *pb, int64_t i, int64_t K, int run)
+{
+  const kb_cuda_fast_cfg_t *cfg;
+  int ncfg, c;
+  if (!kb_cuda_jit_available() || pb->p[i] != pb->q[i] || pb->p[i] > 32)
+    return;
+  cfg = kb_cuda_fast_cfgs(&ncfg);
+  for (c = 0; c < ncfg; c++) {
+    const kb_cuda_fast_cfg_t *b = &cfg[c];
+    kb_cuda_fast_cfg_t v[7];
+    int nv = 0, j;
+    if (b->jit != KB_CFG_TABLE || b->type != (int)pb->type || b->P != pb->p[i] || b->Q != pb->q[i] ||
+        b->F > run || K % b->TK != 0)
+      continue;
+    if (pb->m >= 2 * (int64_t)b->TM) {
+      v[nv] = *b;
+      v[nv++].TM = 2 * b->TM;
+      v[nv] = *b;
+      v[nv].TM = 2 * b->TM;
+      v[nv].RM = 2 * b->RM;
+      v[nv++].RK = b->RK / 2;
+    }
+    v[nv] = *b;
+    v[nv].RK = 2 * b->RK;
+    v[nv++].RQ = b->RQ / 2;
+    v[nv] = *b;
+    v[nv].RK = b->RK / 2;
+    v[nv++].RQ = 2 * b->RQ;
+    v[nv] = *b;
+    v[nv++].unroll = b->unroll == 1 ? b->TP / b->vw : 1;
+    if (K % (2 * (int64_t)b->TK) == 0) {
+      v[nv] = *b;
+      v[nv++].TK = 2 * b->TK;
+    }
+    v[nv] = *b;
+    v[nv++].TK = b->TK / 2;
+    for (j = 0; j < nv; j++) {
+      v[j].jit = KB_CFG_JIT;
+      v[j].variant = 1;
+      if (v[j].RK >= 1 && v[j].RQ >= 1 && v[j].TK >= 1 && K % v[j].TK == 0)
+        (void)kb_cuda_cfg_add(&v[j]);   /* invalid tiles are refused there */
+    }
+  }
+}
+
 /* Compiles (or finds) a JIT configuration's kernel for the current
  * device; 0 when it can be launched.  A failure marks it KB_CFG_JIT_FAILED
  * (lib/cuda_jit.c), so it is never chosen again. */
@@ -479,6 +536,8 @@ int64_t kb_cuda_plan_with(const kb_problem_t *pb, int policy, kb_cuda_cost_fn co
      * with whole sectors of vectors per block store it coalesced. */
     if (pb->ys_l != 1 && i < run && !(i == n - 1 && pb->xs_k != 1))
       kb_jit_candidates(pb, i, Kin[i], (int)run, 1);
+    if (!model && policy == KRONBLAS_KERNELS_ALL)
+      kb_jit_variants(pb, i, Kin[i], (int)run);
   }
   cfg = kb_cuda_fast_cfgs(&ncfg);
 
@@ -540,6 +599,8 @@ again:
       if (cfg[c].type != (int)pb->type || cfg[c].P != pb->p[i] || cfg[c].Q != pb->q[i])
         continue;
       if (cfg[c].F > run || Kin[i] % cfg[c].TK != 0 || cfg[c].jit == KB_CFG_JIT_FAILED)
+        continue;
+      if (model && cfg[c].variant)
         continue;
       if (mrows && !kb_cuda_cfg_mrows(&cfg[c]))
         continue;

@@ -221,6 +221,7 @@ static double kb_tune_cost(void *ctxv, int64_t i, int64_t K, int kernel, int nf)
   float ms = 0;
   int f, r;
   int64_t Knext = K;
+  char word[160];
 
   if (tc->st != KRONBLAS_STATUS_SUCCESS)
     return -1;
@@ -285,12 +286,15 @@ static double kb_tune_cost(void *ctxv, int64_t i, int64_t K, int kernel, int nf)
     tc->st = KRONBLAS_STATUS_EXECUTION_FAILED;
     return -1;
   }
-  kb_log(KB_LOG_INFO, "tune: factors %lld..%lld K=%lld %s %d (%d threads, %d blocks/SM): %.4f ms", (long long)i,
-         (long long)(i - st.nf + 1), (long long)K,
+  if (kernel < 0 || kb_cuda_cfg_format(&cfg[kernel], word, (int)sizeof word) < 0)
+    word[0] = '\0';
+  kb_log(KB_LOG_INFO, "tune: factors %lld..%lld K=%lld %s %d (%d threads, %d blocks/SM)%s%s%s: %.4f ms",
+         (long long)i, (long long)(i - st.nf + 1), (long long)K,
          kernel == KB_KERNEL_GENERIC ? "generic" : kernel == KB_KERNEL_CUBLAS ? "cublas" :
          kernel == KB_KERNEL_CUBLAS_COL ? "cublas_col" : kernel == KB_KERNEL_CUBLAS_NAT ? "cublas_nat" :
          kernel == KB_KERNEL_SMALL ? "small" : kernel == KB_KERNEL_ROW ? "row" : "config", kernel,
-         kernel >= 0 ? cfg[kernel].threads : 0, kernel >= 0 ? cfg[kernel].occupancy : 0, ms / KB_TUNE_REPS);
+         kernel >= 0 ? cfg[kernel].threads : 0, kernel >= 0 ? cfg[kernel].occupancy : 0, word[0] ? " " : "", word,
+         kernel >= 0 && cfg[kernel].variant ? " variant" : "", ms / KB_TUNE_REPS);
   return ms / KB_TUNE_REPS * 1e-3;
 }
 

@@ -4,6 +4,15 @@
 // register tile is halved for P >= 64 so that the accumulators stay in
 // registers; P = 32 uses 2x16 (H200, forced plans: 1024_32x32^3 0.674 ->
 // 0.575 ms against 4x8; cuBLAS' FP64 tensor cores still win there).
+// P = 16 takes 2x16 and P = 32 its multiply loop fully unrolled: the
+// tuner's neighbours of the previous 4x8 and rolled loop (H100,
+// 2026-11-21, lib/cuda_plan.c kb_jit_variants) were faster at every
+// position of the standard shapes with the same blocks per SM -- P = 16
+// one factor 0.429 -> 0.392 ms (K = 65536), two fused 0.489 -> 0.419;
+// P = 32 one 6.41 -> 6.24 (K = 2^20), two 10.79 -> 9.96.  (For P = 8
+// two vectors a thread in 256-thread blocks were 4-11% faster too, but
+// at one block per SM, which the model prices as one that cannot overlap
+// its loads: left to the tuner.)
 #include "kb_fast.cuh"
 
 //                    T       type P    Q    F  TP   NS    TM RM RK RQ ST XU
@@ -11,10 +20,10 @@ const kb_fast_entry kb_fast_table_d[] = {
   KB_FAST_ENTRY(double, 1,   8,   8,   1,  8,  512,  1, 1, 4, 8, 2, 1),
   KB_FAST_ENTRY(double, 1,   8,   8,   2,  8,  512,  1, 1, 4, 8, 2, 1),
   KB_FAST_ENTRY(double, 1,   8,   8,   3,  8,  512,  1, 1, 4, 8, 2, 1),
-  KB_FAST_ENTRY(double, 1,  16,  16,   1, 16,  256,  1, 1, 4, 8, 2, 1),
-  KB_FAST_ENTRY(double, 1,  16,  16,   2, 16,  256,  1, 1, 4, 8, 2, 1),
-  KB_FAST_ENTRY(double, 1,  32,  32,   1, 32,  128,  1, 1, 2, 16, 2, 1),
-  KB_FAST_ENTRY(double, 1,  32,  32,   2, 32,  256,  1, 1, 2, 16, 2, 1),
+  KB_FAST_ENTRY(double, 1,  16,  16,   1, 16,  256,  1, 1, 2, 16, 2, 1),
+  KB_FAST_ENTRY(double, 1,  16,  16,   2, 16,  256,  1, 1, 2, 16, 2, 1),
+  KB_FAST_ENTRY(double, 1,  32,  32,   1, 32,  128,  1, 1, 2, 16, 2, 16),
+  KB_FAST_ENTRY(double, 1,  32,  32,   2, 32,  256,  1, 1, 2, 16, 2, 16),
   KB_FAST_ENTRY(double, 1,  64,  64,   1, 32,   64,  2, 1, 4, 8, 2, 1),
   KB_FAST_ENTRY(double, 1, 128, 128,   1, 32,   64,  1, 1, 4, 8, 2, 1),
   KB_FAST_ENTRY(double, 1,  64,  64,   1, 32,   64,  2, 1, 4, 8, 2, 16),

@@ -102,6 +102,9 @@ typedef struct {
   int vw;            /* elements per vector access: 16 bytes for the precompiled
                         set; 4/2/1 floats, 2/1 doubles where P, Q need less */
   int jit;           /* KB_CFG_* below */
+  int variant;       /* 1: a neighbour of a precompiled configuration that only
+                        the measured planner considers (lib/cuda_plan.c,
+                        kb_jit_variants); not part of the kernel's identity */
 } kb_cuda_fast_cfg_t;
 
 enum {

@@ -276,8 +276,12 @@ extern "C" int kb_cuda_cfg_add(const kb_cuda_fast_cfg_t *cfg)
   std::lock_guard<std::mutex> lock(kb_cfg_lock);
   n = kb_ncfg.load(std::memory_order_acquire);
   for (i = 0; i < n; i++)
-    if (kb_cfg_same(&kb_cfgs[i], &c))
+    if (kb_cfg_same(&kb_cfgs[i], &c)) {
+      // Wanted by the model too (kb_jit_candidates): no longer tuner-only.
+      if (!c.variant)
+        kb_cfgs[i].variant = 0;
       return i;
+    }
   if (n >= KB_CUDA_MAX_CFGS)
     return -1;
   c.jit = KB_CFG_JIT;

@@ -1,0 +1,124 @@
+/* t-cuda-variant.c - measured planning also times neighbours of the
+ * precompiled fast configurations for square factors of P <= 32
+ * (lib/cuda_plan.c, kb_jit_variants: JIT kernels with other register
+ * tiles, block vectors, unroll and slabs).  For float and double, P = 8,
+ * 16 and 32: the tuner's log names the variants it timed; each of them,
+ * planted through a wisdom file, computes the same as the CPU backend on
+ * random data with poisoned outputs; and a model plan made after the
+ * tuning never takes one (model plans must not depend on what the process
+ * tuned before).  SKIPs without a CUDA device. */
+#include "t-cuda-util.c"
+#include "t-cuda-force.c"
+
+#define TV_MAXW 24
+
+/* The distinct variant words of the log's "tune:" lines, at most max. */
+static int tv_words(const char *log, char (*w)[160], int max)
+{
+  const char *l = log;
+  int n = 0, j;
+  while (l != NULL && *l != '\0' && n < max) {
+    const char *e = strchr(l, '\n'), *f = strstr(l, " fast:"), *v = strstr(l, " variant");
+    const char *t = strstr(l, "tune: ");
+    if (e == NULL)
+      e = l + strlen(l);
+    if (t != NULL && t < e && f != NULL && f < e && v != NULL && v < e && v > f) {
+      const size_t len = (size_t)(v - f - 1);
+      int dup = 0;
+      if (len < sizeof w[0]) {
+        char word[160];
+        memcpy(word, f + 1, len);
+        word[len] = '\0';
+        for (j = 0; j < n; j++)
+          dup |= strcmp(w[j], word) == 0;
+        if (!dup)
+          strcpy(w[n++], word);
+      }
+    }
+    l = *e != '\0' ? e + 1 : NULL;
+  }
+  return n;
+}
+
+/* F of a configuration's word. */
+static int tv_word_f(const char *word)
+{
+  const char *f = strstr(word, ":f");
+  return f != NULL ? atoi(f + 2) : 0;
+}
+
+static void shape(kronblasDataType_t t, int64_t m, int n, int64_t P)
+{
+  int64_t p[TC_MAXF];
+  char (*w)[160] = malloc(TV_MAXW * sizeof *w), *b;
+  tc_case_t c;
+  int i, nw, tried = 0;
+  for (i = 0; i < n; i++)
+    p[i] = P;
+  /* Tuned: LEFT, X not transposed (every launch may be a fast one). */
+  tc_case_init(&c, t, KRONBLAS_SIDE_LEFT, KRONBLAS_OP_N, KRONBLAS_OP_N, m, n, p, p);
+  c.tune = 1;
+  b = ts_run_log(&c);
+  nw = b != NULL && w != NULL ? tv_words(b, w, TV_MAXW) : 0;
+  tap_ok(nw > 0, "the tuner timed %d variants of the precompiled configurations (%s %lld_%lldx%lld^%d)", nw,
+         tc_tname(t), (long long)m, (long long)P, (long long)P, n);
+  free(b);
+  kronblasForgetWisdom(tc_gpu);
+  /* Each variant (a few in quick mode) as the first launch, one generic
+   * launch per remaining factor; random transposes, leading dimensions
+   * and beta. */
+  for (i = 0; i < nw && (!tc_quick() || tried < 2); i++) {
+    const int F = tv_word_f(w[i]);
+    char plan[1024];
+    size_t o;
+    int f;
+    if (F < 1 || F > n)
+      continue;
+    o = (size_t)snprintf(plan, sizeof plan, "%d:%d:%s", n - 1, F, w[i]);
+    for (f = n - 1 - F; f >= 0 && o < sizeof plan; f--)
+      o += (size_t)snprintf(plan + o, sizeof plan - o, " %d:1:generic", f);
+    tc_case_init(&c, t, KRONBLAS_SIDE_LEFT, KRONBLAS_OP_N, (int)tc_range(0, 2), tc_range(1, m), n, p, p);
+    if (tc_range(0, 1)) c.ldx = tc_K(&c) + 4 * tc_range(0, 3);
+    if (tc_range(0, 2) == 0) c.beta[0] = c.beta[1] = 0;
+    c.variant = (int)tc_range(0, 3);
+    tc_case_batch(&c, 2);
+    ts_forced(&c, plan);
+    tried++;
+  }
+  /* A model plan of the same shape at another m, after the tuning above
+   * filled the registry with variants: none of them in its launches. */
+  tc_case_init(&c, t, KRONBLAS_SIDE_LEFT, KRONBLAS_OP_N, KRONBLAS_OP_N, m + 1, n, p, p);
+  b = ts_run_log(&c);
+  tap_ok(b != NULL && strstr(b, "cuda plan step") != NULL && strstr(b, " variant") == NULL,
+         "the model plan of %s %lld_%lldx%lld^%d takes no variant", tc_tname(t), (long long)m + 1, (long long)P,
+         (long long)P, n);
+  free(b);
+  free(w);
+}
+
+/* Words of tiles no kernel has are refused on import, variant or not. */
+static void bad_words(void)
+{
+  static const ts_bad_t bad[] = {
+    { "t0 xk1 yl1 dp0 pol0 m3 32x32", "0:1:fast:t0:p32:q32:f1:tk4096:tm1:tp32:rk3:rq16:rm1:st2:xu2",
+      "slices per thread not a multiple of the vector" },
+    { "t0 xk1 yl1 dp0 pol0 m3 32x32", "0:1:fast:t0:p32:q32:f1:tk4096:tm1:tp32:rk8:rq64:rm1:st2:xu2",
+      "512 accumulators a thread" },
+  };
+  ts_refused(bad, sizeof bad / sizeof bad[0]);
+  kronblasForgetWisdom(tc_gpu);
+}
+
+int main(void)
+{
+  ts_setup("t-cuda-variant");
+  bad_words();
+  shape(KRONBLAS_R_32F, 9, 3, 32);
+  shape(KRONBLAS_R_64F, 5, 3, 32);
+  shape(KRONBLAS_R_32F, 7, 4, 16);
+  shape(KRONBLAS_R_64F, 6, 3, 16);
+  shape(KRONBLAS_R_32F, 17, 5, 8);
+  shape(KRONBLAS_R_64F, 3, 4, 8);
+  ts_teardown();
+  return tap_done();
+}
