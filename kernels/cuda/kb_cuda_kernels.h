@@ -233,6 +233,8 @@ typedef struct {
   int threads;       /* per block */
   int fsm;           /* shared-memory offset of the staged factors (elements) */
   int nsm;           /* multiprocessors of the device */
+  int dev;           /* the current device, for which the geometry holds */
+  int smem_max;      /* its opt-in shared memory per block (bytes) */
   int cluster;       /* blocks per vector: 1, or a cluster of 2..8 dividing P */
   int64_t blocks;    /* cluster blocks per vector */
   int64_t smem;      /* dynamic shared memory bytes per block */

@@ -704,6 +704,8 @@ extern "C" int kb_cuda_row_geom(int type, int64_t m, int64_t batch, int64_t K, i
   g->threads = (int)(threads < 64 ? 64 : threads > most ? most : threads);
   g->blocks = m * batch * C;
   g->nsm = nsm;
+  g->dev = dev;
+  g->smem_max = smem_max;
   return 0;
 }
 
@@ -750,13 +752,14 @@ static int kb_row_launch_t(const kb_cuda_step_t *st, void *stream)
 {
   kb_row_args<T> a;
   kb_cuda_row_geom_t g;
-  int dev, nsm, smem_max, f;
+  int dev, smem_max, f;
   const int64_t P = st->p[0];
   const int G = kb_row_g(st->type, P), VL = 16 / (int)sizeof(T);
   if (st->in_is != 1 || st->out_is != 1 || st->conj_in || st->conjF ||
-      kb_cuda_row_geom(st->type, st->m, st->batch, st->K, st->nf, st->p, st->q, &g) != 0 ||
-      kb_cuda_dev_props(&dev, &nsm, &smem_max) != 0)
+      kb_cuda_row_geom(st->type, st->m, st->batch, st->K, st->nf, st->p, st->q, &g) != 0)
     return (int)cudaErrorInvalidValue;   // the planner never sends such a step here
+  dev = g.dev;
+  smem_max = g.smem_max;
   memset(&a, 0, sizeof a);
   a.nf = st->nf;
   a.K = (int)st->K;
