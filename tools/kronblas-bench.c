@@ -85,8 +85,8 @@ static void kb_bench_usage(FILE *f)
 "  --no-ceilings       skip measuring the ceilings (no floor%%; for quick runs)\n"
 "  --rounds N          CPU backend: per row, N rounds of (ceilings, then\n"
 "                      kronblas' reps); ms is the median of the rounds' medians,\n"
-"                      floor%% the median of the rounds' floor%% (each against its\n"
-"                      own ceilings), baselines from the last round; for hosts\n"
+"                      floor%% and gemm%% the medians of the rounds' (each against\n"
+"                      its own ceilings), baselines from the last round; for hosts\n"
 "                      whose speed drifts between rows (default 1)\n"
 "  --csv FILE          also write CSV rows to FILE (- for stdout; the table then\n"
 "                      goes to stderr)\n"
@@ -101,7 +101,8 @@ static void kb_bench_usage(FILE *f)
 "applied last first, K_i starting at prod p and scaled by q_i/p_i), times 4\n"
 "for complex types.  With baselines: each baseline's median ms, kronblas'\n"
 "speedup over it, and floor%% = 100 * floor / kronblas' time with\n"
-"floor = max(FLOPs / GEMM rate, (bytes of X + bytes of Y) / copy bandwidth).\n"
+"floor = max(FLOPs / GEMM rate, (bytes of X + bytes of Y) / copy bandwidth);\n"
+"gemm%% = 100 * kronblas' FLOP rate / GEMM rate.\n"
 "\n"
 "Baselines (same buffers, same threads, results checked against kronblas'\n"
 "within a first-order rounding bound, so a broken baseline cannot flatter):\n"
@@ -121,7 +122,7 @@ static void kb_bench_usage(FILE *f)
 "last OpenBLAS call, once OpenBLAS' idle threads stopped spinning.\n"
 "\n"
 "CSV columns: shape,m,factors,type,side,trans,backend,threads,ms,gflops,\n"
-"floor_pct,baseline_shuffle_ms,baseline_gemm_ms,speedup_shuffle,speedup_gemm,\n"
+"floor_pct,gemm_pct,baseline_shuffle_ms,baseline_gemm_ms,speedup_shuffle,speedup_gemm,\n"
 "verify (empty where not measured; verify is PASS, FAIL or -).\n"
 "\n"
 "Exit status: 0 if every row ran (or was skipped for memory) and checked out,\n"
@@ -517,8 +518,8 @@ out:
 static void kb_bench_cpu_rounds(kronblasHandle_t h, const kb_bench_prob_t *pb, const kb_bench_cli_t *c,
                                 int nthreads, kronblasDataType_t type, kb_bench_result_t *r)
 {
-  double ms[100], fl[100];
-  int k, nfl = 0;
+  double ms[100], fl[100], gp[100];
+  int k, nfl = 0, ngp = 0;
   const char *verify = NULL;
   char verify_msg[sizeof r->verify_msg];
   for (k = 0; k < c->rounds; k++) {
@@ -541,11 +542,15 @@ static void kb_bench_cpu_rounds(kronblasHandle_t h, const kb_bench_prob_t *pb, c
     ms[k] = r->ms;
     if (r->floor_pct == r->floor_pct)
       fl[nfl++] = r->floor_pct;
+    if (r->gemm_pct == r->gemm_pct)
+      gp[ngp++] = r->gemm_pct;
   }
   r->ms = kb_bench_median(ms, c->rounds);
   r->gflops = pb->flops / (r->ms * 1e-3) / 1e9;
   if (nfl > 0)
     r->floor_pct = kb_bench_median(fl, nfl);
+  if (ngp > 0)
+    r->gemm_pct = kb_bench_median(gp, ngp);
   r->verify = verify;
   memcpy(r->verify_msg, verify_msg, sizeof verify_msg);
 }
@@ -590,6 +595,7 @@ static void kb_bench_csv_row(FILE *f, const kb_bench_cli_t *c, const kb_bench_pr
   kb_bench_csv_num(f, r->ms);
   kb_bench_csv_num(f, r->gflops);
   kb_bench_csv_num(f, r->floor_pct);
+  kb_bench_csv_num(f, r->gemm_pct);
   kb_bench_csv_num(f, r->shuffle_ms);
   kb_bench_csv_num(f, r->gemm_ms);
   kb_bench_csv_num(f, r->shuffle_ms / r->ms);
@@ -608,22 +614,24 @@ static void kb_bench_fmt(char *buf, size_t len, const char *fmt, double v)
 
 static void kb_bench_table_head(FILE *f, int gpu)
 {
-  fprintf(f, "%-24s %-4s %-7s %10s %9s %7s %11s %7s %11s %7s  %s\n", "shape", "type", "backend", "ms",
-          gpu ? "TFLOP/s" : "GFLOP/s", "floor%", "shuffle_ms", "speedup", "gemm_ms", "speedup", "verify");
+  fprintf(f, "%-24s %-4s %-7s %10s %9s %7s %7s %11s %7s %11s %7s  %s\n", "shape", "type", "backend", "ms",
+          gpu ? "TFLOP/s" : "GFLOP/s", "floor%", "gemm%", "shuffle_ms", "speedup", "gemm_ms", "speedup",
+          "verify");
 }
 
 static void kb_bench_table_row(FILE *f, const kb_bench_prob_t *pb, const kb_bench_result_t *r, int gpu)
 {
-  char ms[32], rate[32], fl[32], sm[32], sx[32], gm[32], gx[32];
+  char ms[32], rate[32], fl[32], gp[32], sm[32], sx[32], gm[32], gx[32];
   kb_bench_fmt(ms, sizeof ms, "%.4f", r->ms);
   kb_bench_fmt(rate, sizeof rate, gpu ? "%.3f" : "%.2f", gpu ? r->gflops * 1e-3 : r->gflops);
   kb_bench_fmt(fl, sizeof fl, "%.1f%%", r->floor_pct);
+  kb_bench_fmt(gp, sizeof gp, "%.1f%%", r->gemm_pct);
   kb_bench_fmt(sm, sizeof sm, "%.4f", r->shuffle_ms);
   kb_bench_fmt(sx, sizeof sx, "%.2fx", r->shuffle_ms / r->ms);
   kb_bench_fmt(gm, sizeof gm, "%.4f", r->gemm_ms);
   kb_bench_fmt(gx, sizeof gx, "%.2fx", r->gemm_ms / r->ms);
-  fprintf(f, "%-24s %-4s %-7s %10s %9s %7s %11s %7s %11s %7s  %s\n", pb->shape->name,
-          kb_oracle_type_name(pb->type), r->backend, ms, rate, fl, sm, sx, gm, gx, r->verify);
+  fprintf(f, "%-24s %-4s %-7s %10s %9s %7s %7s %11s %7s %11s %7s  %s\n", pb->shape->name,
+          kb_oracle_type_name(pb->type), r->backend, ms, rate, fl, gp, sm, sx, gm, gx, r->verify);
   if (r->note[0])
     fprintf(f, "    note: %s\n", r->note);
   if (r->verify_msg[0])
@@ -717,7 +725,7 @@ int main(int argc, char **argv)
         kronblasDestroy(h);
       return 1;
     }
-    fprintf(csv, "shape,m,factors,type,side,trans,backend,threads,ms,gflops,floor_pct,"
+    fprintf(csv, "shape,m,factors,type,side,trans,backend,threads,ms,gflops,floor_pct,gemm_pct,"
                  "baseline_shuffle_ms,baseline_gemm_ms,speedup_shuffle,speedup_gemm,verify\n");
   }
 
@@ -733,7 +741,7 @@ int main(int argc, char **argv)
     fprintf(table, "# backend cpu, %d threads%s\n", nthreads,
             c.o.baselines && !kb_bench_cpu_have_blas() ? "; built without OpenBLAS: no baselines, no GEMM ceiling" : "");
   if (!gpu && c.rounds > 1)
-    fprintf(table, "# %d rounds per row: ms and floor%% are medians over rounds, each round against "
+    fprintf(table, "# %d rounds per row: ms, floor%% and gemm%% are medians over rounds, each round against "
                    "ceilings measured just before it\n", c.rounds);
   kb_bench_table_head(table, gpu);
 
