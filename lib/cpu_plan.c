@@ -34,6 +34,7 @@ static int kb_cpu_test_strategy = -1;
 static int kb_cpu_test_inplace = -1;
 static int kb_cpu_test_band = -1;
 static int kb_cpu_test_band_dense = -1;
+static int kb_cpu_test_band_seg = -1;
 
 static int kb_cpu_has(const char *isa)
 {
@@ -134,6 +135,11 @@ void kb_cpu_test_force_band(int band)
 void kb_cpu_test_force_band_dense(int n)
 {
   kb_cpu_test_band_dense = n;
+}
+
+void kb_cpu_test_force_band_seg(int seg)
+{
+  kb_cpu_test_band_seg = seg;
 }
 
 /* -------------------------------------------------------------- caches */
@@ -621,6 +627,119 @@ static int kb_cpu_groups(const kb_cpu_model_t *M, kb_cpu_groups_t *gs)
  * and 2 slower banded, 1.25x, m = 4 faster, 0.9x). */
 #define KB_COST_BAND_COEF 2.0
 
+/* Segments (kb_cpu_band_t.seg_in) wherever the rows are beyond L1 and the
+ * steps allow; the model prices a banded plan as without them, so they
+ * change no choice between plans.  1: the segmented steps go first,
+ * reading X in contiguous segments (where every factor is square). */
+#define KB_BAND_SEG_FIRST 1
+
+/* Whether and from which step pb's banded plan runs its fastest digits
+ * segment by segment (pl->band_seg_t, band_seg_in, band_seg_blk,
+ * band_seg_n; band_seg_in = 0: not): the longest run of steps at the end
+ * that read within their blocks (segok), covering at least two passes
+ * over the row (a half-vector step and the pair step after it are one),
+ * whose intermediates of one block fit KB_CPU_BAND_SEG_BYTES; only where
+ * the row buffers are beyond L1 (beyond: the row crosses L2 once per
+ * pass) and not from step 0 of a plan that copies X in first.  sf: each
+ * digit's stride; segments of as many blocks as the bytes allow. */
+static void kb_cpu_band_seg(const kb_problem_t *pb, const kb_cpu_opt_t *kt, size_t esz, const int64_t *sf,
+                            const int *segok, int beyond_l1, kb_cpu_plan_t *pl)
+{
+  const int nt = pl->band_nsteps, force = kb_cpu_test_band_seg;
+  int t0, best = -1;
+  pl->band_seg_t = pl->band_seg_e = nt;
+  pl->band_seg_in = pl->band_seg_blk = pl->band_seg_n = 0;
+  if (force == 0 || (force < 0 && !beyond_l1))
+    return;
+  for (t0 = nt - 1; t0 >= 0 && segok[t0]; t0--) {
+    const int f0 = pl->band_f[t0];
+    int64_t blk = pb->p[f0] * sf[f0], len = blk, maxint = 0;
+    int t, passes = 0;
+    if (t0 == 0 && pl->band_copy_in)
+      break;
+    for (t = t0; t < nt; t++) {
+      const int f = pl->band_f[t];
+      const int nf = pl->band_dense[t] ? pl->band_dense[t] : pl->band_fused[t] ? 2 : 1;
+      int j;
+      /* a half-vector step and its pair step run as one pass */
+      if (!(pl->band_banded[t] && pl->band_s[t] == 1 && t > t0 && pl->band_banded[t - 1] &&
+            2 * pl->band_s[t - 1] == kt->vl && pb->p[pl->band_f[t - 1]] % 2 == 0))
+        passes++;
+      for (j = f; j < f + nf; j++)
+        len = len / pb->p[j] * pb->q[j];
+      if (t + 1 < nt && len > maxint)
+        maxint = len;
+    }
+    if (passes < 2 || maxint * (int64_t)esz > KB_CPU_BAND_SEG_BYTES)
+      continue;
+    best = t0;
+  }
+  if (best < 0)
+    return;
+  {
+    const int f0 = pl->band_f[best];
+    int64_t blk = pb->p[f0] * sf[f0], len = blk, maxint = 1, n = pb->K, nbk;
+    int t, f;
+    for (t = best; t < nt; t++) {
+      const int nf = pl->band_dense[t] ? pl->band_dense[t] : pl->band_fused[t] ? 2 : 1;
+      for (f = pl->band_f[t]; f < pl->band_f[t] + nf; f++)
+        len = len / pb->p[f] * pb->q[f];
+      if (t + 1 < nt && len > maxint)
+        maxint = len;
+    }
+    for (f = 0; f < f0; f++)
+      n = n / pb->p[f] * pb->q[f];
+    nbk = KB_CPU_BAND_SEG_BYTES / ((int64_t)esz * maxint);
+    if (nbk > n / blk)
+      nbk = n / blk;
+    pl->band_seg_t = best;
+    pl->band_seg_e = nt;
+    pl->band_seg_blk = blk;
+    pl->band_seg_in = nbk * blk;
+    pl->band_seg_n = (int)kb_ceil_div(n, nbk * blk);
+  }
+}
+
+/* Whether pl's segmented steps may go first, straight from X: every
+ * factor square (the strides are then the same in either order) and the
+ * first of the other steps not a band matrix (which reads its row buffer's
+ * pads; where it is, X is copied in first). */
+static int kb_cpu_band_rev_ok(const kb_problem_t *pb, const kb_cpu_plan_t *pl)
+{
+  int f;
+  for (f = 0; f < (int)pb->nfactors; f++)
+    if (pb->p[f] != pb->q[f])
+      return 0;
+  return pl->band_seg_in > 0 && pl->band_seg_t > 0 && pl->band_seg_e == pl->band_nsteps && !pl->band_banded[0];
+}
+
+/* The segmented steps [seg_t, n) of pl first, then steps [0, seg_t). */
+static void kb_cpu_band_rev(kb_cpu_plan_t *pl)
+{
+  const int nt = pl->band_nsteps, h = pl->band_seg_t;
+  int f_[KB_CPU_PLAN_MAXF], fu[KB_CPU_PLAN_MAXF], ba[KB_CPU_PLAN_MAXF], de[KB_CPU_PLAN_MAXF];
+  int64_t s_[KB_CPU_PLAN_MAXF];
+  int t;
+  for (t = 0; t < nt; t++) {
+    const int u = (t + h) % nt;
+    f_[t] = pl->band_f[u];
+    fu[t] = pl->band_fused[u];
+    ba[t] = pl->band_banded[u];
+    de[t] = pl->band_dense[u];
+    s_[t] = pl->band_s[u];
+  }
+  for (t = 0; t < nt; t++) {
+    pl->band_f[t] = f_[t];
+    pl->band_fused[t] = fu[t];
+    pl->band_banded[t] = ba[t];
+    pl->band_dense[t] = de[t];
+    pl->band_s[t] = s_[t];
+  }
+  pl->band_seg_t = 0;
+  pl->band_seg_e = nt - h;
+  pl->band_copy_in = 0;
+}
+
 int kb_cpu_band_ok(const kb_problem_t *pb, const kb_cpu_opt_t *kt)
 {
   /* real types (the kernels), rows of X and Y contiguous */
@@ -643,7 +762,7 @@ static double kb_cpu_band_steps(const kb_problem_t *pb, const kb_cpu_opt_t *kt, 
   int64_t len = pb->K, maxlen = 0, pad = 0, sf[KB_CPU_PLAN_MAXF];
   double cost = KB_COST_CALL, eff = 1;
   size_t bytes;
-  int t, f, big = 0;
+  int t, f, big = 0, segok[KB_CPU_PLAN_MAXF];
 
   sf[n - 1] = 1;
   for (f = n - 2; f >= 0; f--)
@@ -667,6 +786,11 @@ static double kb_cpu_band_steps(const kb_problem_t *pb, const kb_cpu_opt_t *kt, 
     pl->band_banded[t] = banded;
     pl->band_s[t] = fused ? sf[f + 1] : s;
     out = len / p * q;
+    /* steps that read within their blocks may run in segments (band-matrix
+     * steps read their neighbours' pads); not straight steps with masked
+     * tails (one-vector micro-tiles: double 1024_5x5^5, one thread, 15%
+     * slower in segments) */
+    segok[t] = banded ? kt->band_half && (2 * s == vl || (s == 1 && 2 * p == vl)) : fused || d0 || s % vl == 0;
     if (banded) {
       if ((p - 1) * s > pad)
         pad = (p - 1) * s;
@@ -708,6 +832,7 @@ static double kb_cpu_band_steps(const kb_problem_t *pb, const kb_cpu_opt_t *kt, 
       Q *= pb->q[f];
     }
     nvq = kb_ceil_div(Q, vl);
+    segok[t] = 1;
     pl->band_f[t] = fd;
     pl->band_fused[t] = 0;
     pl->band_banded[t] = 0;
@@ -731,6 +856,11 @@ static double kb_cpu_band_steps(const kb_problem_t *pb, const kb_cpu_opt_t *kt, 
     eff = KB_EFF_BAND_L2;
   if (bytes > kb_cpu_l2 / 2)
     eff = KB_EFF_BAND_L2 / 2;
+  /* segments where the rows are beyond L1 (KB_BAND_SEG_FIRST) */
+  kb_cpu_band_seg(pb, kt, esz, sf, segok, bytes > kb_cpu_l1 * 3 / 4, pl);
+  if (pl->band_seg_in > 0 && pl->band_seg_t > 0 && kb_cpu_band_rev_ok(pb, pl) &&
+      (kb_cpu_test_band_seg == 2 || (kb_cpu_test_band_seg < 0 && KB_BAND_SEG_FIRST)))
+    kb_cpu_band_rev(pl);
   return big ? 1e300 : cost / eff;
 }
 
@@ -823,8 +953,12 @@ static void kb_cpu_plan_log(const kb_cpu_plan_t *pl, const char *why, double cr,
   int k;
   if (kb_env()->log_level < KB_LOG_DEBUG)
     return;
-  if (pl->band && pl->band_dense[pl->band_nsteps - 1])
-    o += (size_t)snprintf(buf + o, sizeof buf - o, " dense tail of %d", pl->band_dense[pl->band_nsteps - 1]);
+  for (k = 0; pl->band && k < pl->band_nsteps; k++)
+    if (pl->band_dense[k])
+      o += (size_t)snprintf(buf + o, sizeof buf - o, " dense step of %d", pl->band_dense[k]);
+  if (pl->band && pl->band_seg_in > 0)
+    o += (size_t)snprintf(buf + o, sizeof buf - o, " steps %d..%d in %d segments of %lld", pl->band_seg_t,
+                          pl->band_seg_e - 1, pl->band_seg_n, (long long)pl->band_seg_in);
   for (k = 0; k < pl->ngroups && o + 64 < sizeof buf; k++)
     o += (size_t)snprintf(buf + o, sizeof buf - o, " [%d..%d P=%lld S=%lld nb=%d]", pl->g[k].hi,
                           pl->g[k].lo, (long long)pl->g[k].P, (long long)pl->g[k].S, pl->g[k].nb);

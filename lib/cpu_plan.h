@@ -71,6 +71,10 @@ typedef struct {
   int band_dense[KB_CPU_PLAN_MAXF]; /* digits band_f[t].. taken by a dense step (s = 1), else 0 */
   int band_copy_in;
   int64_t band_pad, band_buf_elems;
+  /* steps [band_seg_t, band_seg_e) segment by segment (kb_cpu_band_t.seg_in),
+   * band_seg_n segments of band_seg_in elements a row; band_seg_in = 0: not */
+  int band_seg_t, band_seg_e, band_seg_n;
+  int64_t band_seg_in, band_seg_blk;
   double cost;            /* the model's cost per row (0 for an explicit plan) */
 } kb_cpu_plan_t;
 
@@ -180,6 +184,12 @@ void kb_cpu_test_force_band(int band);
  * model's choice. */
 void kb_cpu_test_force_band_dense(int n);
 long kb_cpu_test_dense_runs(void);   /* batch entries run with a dense step */
+/* Segmented fastest digits of banded plans (kb_cpu_plan_t.band_seg_in): 1
+ * wherever the steps allow (rows in L1 too), after the other steps; 2 the
+ * same, first (straight from X) where that is allowed too; 0 never; -1
+ * the model's. */
+void kb_cpu_test_force_band_seg(int seg);
+long kb_cpu_test_seg_runs(void);     /* batch entries run with segments */
 long kb_cpu_test_band_runs(void);
 /* Cache sizes in bytes the planner assumes from now on (plans of another
  * machine); any 0: this machine's again. */

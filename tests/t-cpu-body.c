@@ -43,6 +43,8 @@ typedef struct {
   int band;                /* 0: the model's, 1: banded plan forced (where allowed), 2: forbidden */
   int dense;               /* banded plans: 0 the model's dense step, d > 0 the d fastest digits forced
                             * as one (where allowed), -1 none */
+  int seg;                 /* banded plans: 0 the model's segments, 1 forced (where allowed), 2 forced
+                            * and first (where allowed), -1 none */
   int alpha_one, beta_zero;
   int64_t pad;             /* extra rows of every leading dimension */
 } kb_t_prob_t;
@@ -283,6 +285,7 @@ static void kb_t_one(kronblasHandle_t h, kb_t_prob_t *P, uint64_t seed, int use_
   kb_cpu_test_force_inplace(P->inplace == 1 ? 1 : P->inplace == 2 ? 0 : -1);
   kb_cpu_test_force_band(P->band == 1 ? 1 : P->band == 2 ? 0 : -1);
   kb_cpu_test_force_band_dense(P->dense > 0 ? P->dense : P->dense < 0 ? 0 : -1);
+  kb_cpu_test_force_band_seg(P->seg > 0 ? P->seg : P->seg < 0 ? 0 : -1);
   kronblasSetNumThreads(h, P->nthreads);
   (*nrun)++;
   if (kb_t_run(h, P, seed, use_oracle, NULL, NULL, why, sizeof why) != 0) {
@@ -294,6 +297,7 @@ static void kb_t_one(kronblasHandle_t h, kb_t_prob_t *P, uint64_t seed, int use_
   kb_cpu_test_force_inplace(-1);
   kb_cpu_test_force_band(-1);
   kb_cpu_test_force_band_dense(-1);
+  kb_cpu_test_force_band_seg(-1);
 }
 
 typedef struct {
@@ -459,7 +463,7 @@ int main(void)
   if (kb_cpu_test_force_isa(KB_TEST_ISA) != 0)
     tap_skip_all("this CPU or build has no %s kernels", KB_TEST_ISA);
   kb_rng_seed(&r, seed);
-  tap_plan(1 + 4 * 4 + 2 + 2 + 2 + 2 + 1);
+  tap_plan(1 + 4 * 4 + 2 + 2 + 2 + 2 + 2 + 1);
   tap_ok(kronblasCreateWithBackend(&h, KRONBLAS_BACKEND_CPU) == KRONBLAS_STATUS_SUCCESS, "CPU handle");
 
   t0 = kb_t_now();
@@ -747,6 +751,73 @@ int main(void)
              kb_oracle_type_name(type), nbad, nrun, nbad ? ": " : "", first, runs);
   }
   tap_diag("dense steps: %.2f s", kb_t_now() - t0);
+  t0 = kb_t_now();
+  /* 3e. segmented steps of banded plans: the fastest digits a few blocks
+   * at a time through L1 buffers, after the other steps or first (straight
+   * from X), over straight steps with masked tails, slice GEMMs, half-
+   * vector and pair steps, fused and dense steps; p != q (segments last
+   * only), several segments a row and a short last one, odd m, 1-3
+   * threads, alpha, beta (NaN in Y where beta = 0), padded leading
+   * dimensions; against the explicit product where it is cheap, else the
+   * randomised identity */
+  for (ti = 0; ti < 2; ti++) {
+    const kronblasDataType_t type = kb_t_types[ti];
+    const kb_cpu_opt_t *kt = kb_cpu_kernels_for(type);
+    /* 8^4 (float: half-vector + pair steps; double: a slice GEMM), 4^6
+     * (double: half + pair), 16^3, 3^7 (fused and dense), 6^4 (strides
+     * of masked tails), 8,8,8,5 (q != p), 2 x 8^3 and 7 x 8^3 (a row of
+     * segments and a short one), 5^5 (band matrices: no segments); 8^3,
+     * 4^3, 3x2,8,8 small enough for the explicit product (alpha, beta);
+     * 3,2,8^3: two steps on the row after segments that go first */
+    static const int64_t fixed[][2][7] = {
+      { { 8, 8, 8, 8 }, { 8, 8, 8, 8 } }, { { 4, 4, 4, 4, 4, 4 }, { 4, 4, 4, 4, 4, 4 } },
+      { { 16, 16, 16 }, { 16, 16, 16 } }, { { 3, 3, 3, 3, 3, 3, 3 }, { 3, 3, 3, 3, 3, 3, 3 } },
+      { { 6, 6, 6, 6 }, { 6, 6, 6, 6 } }, { { 8, 8, 8, 8 }, { 8, 8, 8, 5 } }, { { 8, 8, 8, 7 }, { 8, 8, 8, 7 } },
+      { { 2, 8, 8, 8 }, { 2, 8, 8, 8 } }, { { 7, 8, 8, 8 }, { 7, 8, 8, 8 } }, { { 5, 5, 5, 5, 5 }, { 5, 5, 5, 5, 5 } },
+      { { 8, 8, 8 }, { 8, 8, 8 } }, { { 4, 4, 4 }, { 4, 4, 4 } }, { { 3, 8, 8 }, { 2, 8, 8 } },
+      { { 3, 2, 8, 8, 8 }, { 3, 2, 8, 8, 8 } } };
+    const int nfixed = (int)(sizeof fixed / sizeof fixed[0]);
+    const long runs0 = kb_cpu_test_seg_runs();
+    int nbad = 0, nrun = 0, c;
+    long runs;
+    first[0] = '\0';
+    for (c = 0; c < 3 * nfixed; c++) {
+      kb_t_prob_t P;
+      int64_t i, KL = 1;
+      memset(&P, 0, sizeof P);
+      P.type = type;
+      P.side = KRONBLAS_SIDE_LEFT;
+      P.tX = KRONBLAS_OP_N;
+      P.tF = (int)kb_rng_range(&r, 0, 2);
+      P.m = kb_rng_range(&r, 0, 3) == 0 ? kb_rng_range(&r, 1, 3) : 2 * kb_rng_range(&r, 1, 6) + 1;
+      for (P.n = 0; P.n < 7 && fixed[c / 3][0][P.n] > 0; P.n++) {
+        P.p[P.n] = fixed[c / 3][0][P.n];
+        P.q[P.n] = fixed[c / 3][1][P.n];
+        KL *= P.p[P.n] * P.q[P.n];
+      }
+      /* the model's choice, segments last, segments first */
+      P.seg = c % 3;
+      P.batch = kb_rng_range(&r, 1, 2);
+      P.strategy = -1;
+      P.band = 1;
+      kb_t_random_call(&r, &P);
+      (void)i;
+      /* the randomised identity knows nothing of alpha and beta */
+      if (KL * P.m * P.n * P.batch > ((int64_t)1 << 24))
+        P.alpha_one = P.beta_zero = 1;
+      kb_t_one(h, &P, kb_rng_next(&r), KL * P.m * P.n * P.batch <= ((int64_t)1 << 24), &nbad, &nrun, first,
+               sizeof first);
+    }
+    runs = kb_cpu_test_seg_runs() - runs0;
+    if (kt == NULL)
+      tap_ok(nbad == 0 && runs == 0, "%s: no segmented steps without optimised kernels", kb_oracle_type_name(type));
+    else
+      tap_ok(nbad == 0 && runs >= nrun / 2, "%s: segmented steps of banded plans (last or first, straight, "
+             "slice-GEMM, half-vector, pair, fused and dense steps, p != q, 1-3 threads) against the explicit "
+             "product or the randomised identity: %d of %d wrong%s%s; %ld batch entries with segments",
+             kb_oracle_type_name(type), nbad, nrun, nbad ? ": " : "", first, runs);
+  }
+  tap_diag("segmented steps: %.2f s", kb_t_now() - t0);
   t0 = kb_t_now();
   /* 4. 1, 2 and 3 threads give the same values (within the rounding bound
    * of the oracle, which each also meets) */

@@ -112,7 +112,18 @@ typedef struct {
   int out_stream;                     /* non-temporal stores to Y */
   int beta_zero;                      /* never read Y */
   const void *alpha, *beta;
+  /* seg_in > 0: steps [seg_t, seg_e) (the fastest digits) run segment by
+   * segment, seg_in elements of their input at a time (whole blocks of
+   * seg_blk = p*s of step seg_t), every intermediate of a segment in an L1
+   * buffer of at most KB_CPU_BAND_SEG_BYTES, so that those digits cross L2
+   * once together instead of once each; no band-matrix steps among them
+   * (half-vector and pair steps are fine: they read within their blocks).
+   * seg_t = 0 < seg_e: the fastest digits first, straight from X (p = q
+   * for every digit, so every stride is what it is in the usual order) */
+  int seg_t, seg_e;
+  int64_t seg_in, seg_blk;
 } kb_cpu_band_t;
+#define KB_CPU_BAND_SEG_BYTES 8192
 
 /* Phases of a banded step: vector v (lanes v*vl ..) has the coefficients
  * of phase v % nph. */
