@@ -338,6 +338,34 @@ static inline void kb_t_fit_batch(kb_rng_t *r, kb_t_prob_t *P, int64_t KL, int l
     P->m = (P->m + 1) / 2;
 }
 
+/* A LEFT problem of type with X not transposed (X along K, Y along L:
+ * what the in-place and banded plans take), random factor transposes,
+ * m = 1..3 now and then, else odd up to 2*mhalf+1; the caller sets the
+ * factors and the rest. */
+static inline void kb_t_left_prob(kb_rng_t *r, kb_t_prob_t *P, kronblasDataType_t type, int64_t mhalf)
+{
+  memset(P, 0, sizeof *P);
+  P->type = type;
+  P->side = KRONBLAS_SIDE_LEFT;
+  P->tX = KRONBLAS_OP_N;
+  P->tF = (int)kb_rng_range(r, 0, 2);
+  P->m = kb_rng_range(r, 0, 3) == 0 ? kb_rng_range(r, 1, 3) : 2 * kb_rng_range(r, 1, mhalf) + 1;
+}
+
+/* The TAP line of a section of banded-plan cases: without optimised
+ * kernels (kt NULL) none may run that way, else all right and at least
+ * need entries counted by the section's test hook (runs). */
+static inline void kb_t_band_report(const kb_cpu_opt_t *kt, kronblasDataType_t type, const char *what,
+                                    const char *detail, int nbad, int nrun, const char *first, long runs,
+                                    long need, const char *counted)
+{
+  if (kt == NULL)
+    tap_ok(nbad == 0 && runs == 0, "%s: no %s without optimised kernels", kb_oracle_type_name(type), what);
+  else
+    tap_ok(nbad == 0 && runs >= need, "%s: %s (%s): %d of %d wrong%s%s; %ld %s", kb_oracle_type_name(type), what,
+           detail, nbad, nrun, nbad ? ": " : "", first, runs, counted);
+}
+
 /* 1..3 threads, alpha 1 or not, beta 0 or not, padded leading
  * dimensions now and then. */
 static inline void kb_t_random_call(kb_rng_t *r, kb_t_prob_t *P)
@@ -673,13 +701,10 @@ int main(void)
       kb_t_one(h, &P, kb_rng_next(&r), 1, &nbad, &nrun, first, sizeof first);
     }
     runs = kb_cpu_test_band_runs() - runs0;
-    if (kt == NULL)
-      tap_ok(nbad == 0 && runs == 0, "%s: no banded plans without optimised kernels", kb_oracle_type_name(type));
-    else
-      tap_ok(nbad == 0 && runs >= nleft, "%s: banded plans (straight, fused, banded, half-vector, pair and "
-             "slice-GEMM steps, p = 1..16, p != q, 1-3 threads, LEFT and RIGHT) against the explicit product: %d of %d wrong%s%s; "
-             "%ld of %d LEFT entries banded", kb_oracle_type_name(type), nbad, nrun, nbad ? ": " : "", first,
-             runs, nleft);
+    kb_t_band_report(kt, type, "banded plans",
+                     "straight, fused, banded, half-vector, pair and slice-GEMM steps, p = 1..16, p != q, 1-3 "
+                     "threads, LEFT and RIGHT, against the explicit product",
+                     nbad, nrun, first, runs, nleft, "LEFT entries banded (all must be)");
   }
   tap_diag("banded plans: %.2f s", kb_t_now() - t0);
   t0 = kb_t_now();
@@ -707,12 +732,7 @@ int main(void)
     for (c = 0; c < 24 + 2 * nfixed; c++) {
       kb_t_prob_t P;
       int64_t i, KL = 1;
-      memset(&P, 0, sizeof P);
-      P.type = type;
-      P.side = KRONBLAS_SIDE_LEFT;
-      P.tX = KRONBLAS_OP_N;
-      P.tF = (int)kb_rng_range(&r, 0, 2);
-      P.m = kb_rng_range(&r, 0, 3) == 0 ? kb_rng_range(&r, 1, 3) : 2 * kb_rng_range(&r, 1, 10) + 1;
+      kb_t_left_prob(&r, &P, type, 10);
       if (c >= 24) {
         const int fx = (c - 24) / 2;
         for (P.n = 0; P.n < 7 && fixed[fx][0][P.n] > 0; P.n++) {
@@ -743,12 +763,9 @@ int main(void)
       kb_t_one(h, &P, kb_rng_next(&r), 1, &nbad, &nrun, first, sizeof first);
     }
     runs = kb_cpu_test_dense_runs() - runs0;
-    if (kt == NULL)
-      tap_ok(nbad == 0 && runs == 0, "%s: no dense steps without optimised kernels", kb_oracle_type_name(type));
-    else
-      tap_ok(nbad == 0 && runs >= nrun / 2, "%s: dense steps of banded plans (2 .. all digits, q up to 126, "
-             "p != q, 1-3 threads) against the explicit product: %d of %d wrong%s%s; %ld batch entries with a dense step",
-             kb_oracle_type_name(type), nbad, nrun, nbad ? ": " : "", first, runs);
+    kb_t_band_report(kt, type, "dense steps",
+                     "of banded plans, 2 .. all digits, q up to 126, p != q, 1-3 threads, against the explicit "
+                     "product", nbad, nrun, first, runs, nrun / 2, "batch entries with a dense step");
   }
   tap_diag("dense steps: %.2f s", kb_t_now() - t0);
   t0 = kb_t_now();
@@ -784,12 +801,7 @@ int main(void)
     for (c = 0; c < 3 * nfixed; c++) {
       kb_t_prob_t P;
       int64_t i, KL = 1;
-      memset(&P, 0, sizeof P);
-      P.type = type;
-      P.side = KRONBLAS_SIDE_LEFT;
-      P.tX = KRONBLAS_OP_N;
-      P.tF = (int)kb_rng_range(&r, 0, 2);
-      P.m = kb_rng_range(&r, 0, 3) == 0 ? kb_rng_range(&r, 1, 3) : 2 * kb_rng_range(&r, 1, 6) + 1;
+      kb_t_left_prob(&r, &P, type, 6);
       for (P.n = 0; P.n < 7 && fixed[c / 3][0][P.n] > 0; P.n++) {
         P.p[P.n] = fixed[c / 3][0][P.n];
         P.q[P.n] = fixed[c / 3][1][P.n];
@@ -809,13 +821,10 @@ int main(void)
                sizeof first);
     }
     runs = kb_cpu_test_seg_runs() - runs0;
-    if (kt == NULL)
-      tap_ok(nbad == 0 && runs == 0, "%s: no segmented steps without optimised kernels", kb_oracle_type_name(type));
-    else
-      tap_ok(nbad == 0 && runs >= nrun / 2, "%s: segmented steps of banded plans (last or first, straight, "
-             "slice-GEMM, half-vector, pair, fused and dense steps, p != q, 1-3 threads) against the explicit "
-             "product or the randomised identity: %d of %d wrong%s%s; %ld batch entries with segments",
-             kb_oracle_type_name(type), nbad, nrun, nbad ? ": " : "", first, runs);
+    kb_t_band_report(kt, type, "segmented steps",
+                     "of banded plans, last or first, straight, slice-GEMM, half-vector, pair, fused and dense "
+                     "steps, p != q, 1-3 threads, against the explicit product or the randomised identity",
+                     nbad, nrun, first, runs, nrun / 2, "batch entries with segments");
   }
   tap_diag("segmented steps: %.2f s", kb_t_now() - t0);
   t0 = kb_t_now();
