@@ -9,17 +9,20 @@
 // 2026-11-21, lib/cuda_plan.c kb_jit_variants) were faster at every
 // position of the standard shapes with the same blocks per SM -- P = 16
 // one factor 0.429 -> 0.392 ms (K = 65536), two fused 0.489 -> 0.419;
-// P = 32 one 6.41 -> 6.24 (K = 2^20), two 10.79 -> 9.96.  (For P = 8
-// two vectors a thread in 256-thread blocks were 4-11% faster too, but
-// at one block per SM, which the model prices as one that cannot overlap
-// its loads: left to the tuner.)
+// P = 32 one 6.41 -> 6.24 (K = 2^20), two 10.79 -> 9.96.  P = 8 takes two
+// vectors a thread in 256-thread blocks (one block per SM, 2x2 vectors x
+// slices): after the index arithmetic was cut (session 9) the 128-thread
+// blocks ran three to an SM and three fused factors slowed to 2.16 ms at
+// K = 2^18, m = 1024 (H100), where these take 1.49 (one and two factors
+// 1.51, 1.52 against 1.72, 1.65); lib/cuda_plan.c prices such blocks as
+// overlapping their own loads.
 #include "kb_fast.cuh"
 
 //                    T       type P    Q    F  TP   NS    TM RM RK RQ ST XU
 const kb_fast_entry kb_fast_table_d[] = {
-  KB_FAST_ENTRY(double, 1,   8,   8,   1,  8,  512,  1, 1, 4, 8, 2, 1),
-  KB_FAST_ENTRY(double, 1,   8,   8,   2,  8,  512,  1, 1, 4, 8, 2, 1),
-  KB_FAST_ENTRY(double, 1,   8,   8,   3,  8,  512,  1, 1, 4, 8, 2, 1),
+  KB_FAST_ENTRY(double, 1,   8,   8,   1,  8,  512,  2, 2, 2, 8, 2, 1),
+  KB_FAST_ENTRY(double, 1,   8,   8,   2,  8,  512,  2, 2, 2, 8, 2, 1),
+  KB_FAST_ENTRY(double, 1,   8,   8,   3,  8,  512,  2, 2, 2, 8, 2, 1),
   KB_FAST_ENTRY(double, 1,  16,  16,   1, 16,  256,  1, 1, 2, 16, 2, 1),
   KB_FAST_ENTRY(double, 1,  16,  16,   2, 16,  256,  1, 1, 2, 16, 2, 1),
   KB_FAST_ENTRY(double, 1,  32,  32,   1, 32,  128,  1, 1, 2, 16, 2, 16),

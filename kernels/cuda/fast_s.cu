@@ -14,6 +14,10 @@
 //    forced plans: 1024_32x32^3 0.323 -> 0.298 ms, 1024_32x32^4 12.35 ->
 //    11.36 against 4x8; smaller tiles with more threads per block were
 //    slower for P = 8, 16 and 32: 1.1-1.2x);
+//  - for three fused 8x8 factors a slab of 8192 (256 threads, runs of 16
+//    outputs): the tuner's "twice the slab" variant, 0.83 ms against 1.08
+//    for the 4096 slab (runs of 8) on one launch at K = 2^18, m = 1024
+//    (H100, session 9, after the index arithmetic was cut);
 //  - for P >= 64 a GEMM-like 32-wide k-tile with an 8x8 register tile, in
 //    two variants (multiply loop rolled or fully unrolled) for the tuner.
 #include "kb_fast.cuh"
@@ -22,7 +26,7 @@
 const kb_fast_entry kb_fast_table_s[] = {
   KB_FAST_ENTRY(float, 0,   8,   8,   1,  8,  512,  1, 1, 4, 8, 2, 1),
   KB_FAST_ENTRY(float, 0,   8,   8,   2,  8,  512,  1, 1, 4, 8, 2, 1),
-  KB_FAST_ENTRY(float, 0,   8,   8,   3,  8,  512,  1, 1, 4, 8, 2, 1),
+  KB_FAST_ENTRY(float, 0,   8,   8,   3,  8, 1024,  1, 1, 4, 8, 2, 1),
   KB_FAST_ENTRY(float, 0,   8,   8,   5,  8, 4096,  1, 1, 16, 8, 1, 1),
   KB_FAST_ENTRY(float, 0,  16,  16,   1, 16,  256,  1, 1, 4, 8, 2, 1),
   KB_FAST_ENTRY(float, 0,  16,  16,   2, 16,  256,  1, 1, 4, 8, 2, 1),

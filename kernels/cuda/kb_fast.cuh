@@ -60,11 +60,47 @@ struct kb_ipow<0> { template <int B> __host__ __device__ static constexpr int of
 // elements; group g is stored rotated by V*g elements, so that the 16-byte
 // reads of neighbouring threads (same offset in consecutive groups) fall in
 // different banks.  Keeps V-aligned runs contiguous.
+// Unsigned: signed division and remainder by a power of two cost four
+// instructions where unsigned ones cost one (ncu, H100: the index
+// arithmetic was a third of the P = 16 kernel's instructions).
 template <int R, int V>
-__device__ __forceinline__ int kb_shift(int c)
+__device__ __forceinline__ unsigned kb_shift(unsigned c)
 {
-  const int g = c / R;
+  const unsigned g = c / R;
   return g * R + ((c % R) + V * g) % R;
+}
+
+// x % R for x < 2R.
+template <int R>
+__device__ __forceinline__ unsigned kb_wrap(unsigned x)
+{
+  if constexpr ((R & (R - 1)) == 0)
+    return x & (R - 1);
+  else
+    return x >= (unsigned)R ? x - R : x;
+}
+
+// A tile's slab, block of vectors and batch entry: 32-bit division where
+// the tiles fit (a 64-bit division is a subroutine of ~70 instructions,
+// twice per tile).
+struct kb_tile_pos {
+  int64_t slab, rb, b;
+};
+
+__device__ __forceinline__ kb_tile_pos kb_tile_split(int64_t tile, int64_t nslab, int64_t nrb, bool small)
+{
+  kb_tile_pos t;
+  if (small) {
+    const unsigned u = (unsigned)tile, q = u / (unsigned)nslab;
+    t.slab = u - q * (unsigned)nslab;
+    t.rb = q % (unsigned)nrb;
+    t.b = q / (unsigned)nrb;
+  } else {
+    t.slab = tile % nslab;
+    t.rb = (tile / nslab) % nrb;
+    t.b = tile / (nslab * nrb);
+  }
+  return t;
 }
 
 template <typename VT, typename T>
@@ -82,7 +118,7 @@ __device__ __forceinline__ void kb_fast_mac(const T *__restrict__ Xs, const T *_
   constexpr int R = RK * TP;
   constexpr int SLAB = NS * TP;
   const T *xb = Xs + mg * RM * SLAB + sg * R;
-  const int rot = V * sg;
+  const unsigned rot = (unsigned)(V * sg) % R;
   // XU: how many k-steps of V are unrolled.  Fully unrolled, ptxas hoists
   // the next step's shared loads over this step's FMAs (latency hidden, more
   // registers); 1 keeps registers for occupancy.
@@ -93,7 +129,7 @@ __device__ __forceinline__ void kb_fast_mac(const T *__restrict__ Xs, const T *_
     for (int im = 0; im < RM; im++)
 #pragma unroll
       for (int i = 0; i < RK; i++)
-        xv[im][i] = *reinterpret_cast<const VT *>(xb + im * SLAB + ((i * TP + e0 + rot) % R));
+        xv[im][i] = *reinterpret_cast<const VT *>(xb + im * SLAB + kb_wrap<R>((unsigned)(i * TP + e0) + rot));
 #pragma unroll
     for (int ev = 0; ev < V; ev++) {
       T fr[RQ];
@@ -137,7 +173,7 @@ __device__ __forceinline__ void kb_fast_tile_to_smem(A &acc, T *dst, int sg, int
           if constexpr (ZERO)
             acc[im][i0 + e][j] = T(0);
         }
-        const int ee = (qg * RQ + j) * NS + sg * RK + i0;
+        const unsigned ee = (unsigned)((qg * RQ + j) * NS + sg * RK + i0);
         *reinterpret_cast<VT *>(dst + (mg * RM + im) * LD + (SHIFT ? kb_shift<R, V>(ee) : ee)) = w;
       }
 }
@@ -251,13 +287,15 @@ kb_fast_kernel(const kb_fast_args<T> a)
   const int64_t ntiles = nslab * nrb * a.batch;
   const int64_t kdiv = a.K / S::PF;   // stride between runs of the output
   const int64_t my_tiles = ntiles > (int64_t)blockIdx.x ? (ntiles - 1 - blockIdx.x) / gridDim.x + 1 : 0;
+  const bool small = ntiles <= (int64_t)0xffffffffLL;
   const int64_t nu = azero ? 0 : my_tiles * NTP;   // stages: (tile, k-tile) pairs
 
   // Starts the loads of stage u (tile u / NTP, k-tile u % NTP) into its buffer.
   auto issue = [&](int64_t u) {
     const int64_t tile = blockIdx.x + (u / NTP) * gridDim.x;
     const int tp = (int)(u % NTP) * TP;
-    const int64_t slab = tile % nslab, rb = (tile / nslab) % nrb, b = tile / (nslab * nrb);
+    const kb_tile_pos pos = kb_tile_split(tile, nslab, nrb, small);
+    const int64_t slab = pos.slab, rb = pos.rb, b = pos.b;
     T *Xs = smem + (ST == 2 ? (int)(u & 1) : 0) * S::STAGE;
     T *Fs = Xs + TM * SLAB;
     const T *in = a.in + b * a.in_bs + (slab * TK + tp) * a.in_is;
@@ -277,14 +315,27 @@ kb_fast_kernel(const kb_fast_args<T> a)
                                  : (const void *)a.in,
                               ok);
       }
+    } else if constexpr (TM == 1 && TP == P) {
+      // One vector, whole slices: the tile is SLAB consecutive elements of
+      // a vector that exists (rb < m), so a thread's chunks are fixed
+      // offsets from one pointer (the general loop below spent ~50
+      // instructions a 16-byte copy on 64-bit index arithmetic).
+      const T *src = in + rb * a.in_rs;
+#pragma unroll(P >= 32 ? 1 : 4)
+      for (int k = 0; k < (SLAB / V + NT - 1) / NT; k++) {
+        const unsigned c = ((unsigned)tid + (unsigned)(k * NT)) * V;
+        if ((SLAB / V) % NT != 0 && c >= (unsigned)SLAB)
+          break;
+        kb_fast_cp_elems<T, V>(Xs + kb_shift<R, V>(c), src + c, a.vec_in != 0, true, a.in);
+      }
     } else {
       // Unrolled for P <= 16; for P >= 32 a rolled loop leaves the
       // registers to the multiply (measured on an H200, 2026-11-21: P = 32
       // float 5-9% faster rolled, P = 8, 16 2-3% slower).
 #pragma unroll(P >= 32 ? 1 : 4)
       for (int i = tid; i < TM * SLAB / V; i += NT) {
-        const int rr = i / (SLAB / V);
-        const int c = (i % (SLAB / V)) * V;     // s*TP + e
+        const unsigned rr = (unsigned)i / (SLAB / V);
+        const unsigned c = ((unsigned)i % (SLAB / V)) * V;     // s*TP + e
         const int64_t r = rb * TM + rr;
         kb_fast_cp_elems<T, V>(Xs + rr * SLAB + kb_shift<R, V>(c), in + r * a.in_rs + (c / TP) * P + (c % TP),
                             a.vec_in != 0, r < a.m, a.in);
@@ -298,7 +349,7 @@ kb_fast_kernel(const kb_fast_args<T> a)
       T *Fd = Fs + f * TP * Q;
 #pragma unroll 1
       for (int i = tid; i < TP * Q / V; i += NT) {
-        const int k = (i * V) / Q, l = (i * V) % Q;
+        const unsigned k = (unsigned)(i * V) / Q, l = (unsigned)(i * V) % Q;
         if (a.vec_f) {
           kb_fast_cp_elems<T, V>(Fd + k * Q + l, Fg + l + k * a.fs_k[f], true, true, Fg);
         } else {
@@ -314,7 +365,14 @@ kb_fast_kernel(const kb_fast_args<T> a)
   // Writes a tile's outputs at their final index: local ee = l*NS + s is
   // element (ee % RL) of run (ee / RL); runs are kdiv apart, slabs RL apart.
   auto epilogue = [&](int64_t tile, const T (&acc)[RM][RK][RQ]) {
-    const int64_t slab = tile % nslab, rb = (tile / nslab) % nrb, b = tile / (nslab * nrb);
+    const kb_tile_pos pos = kb_tile_split(tile, nslab, nrb, small);
+    const int64_t slab = pos.slab, rb = pos.rb, b = pos.b;
+    // Where runs hold whole groups of RK slices (RL % RK == 0; NS % RL == 0
+    // always), column j's RK outputs are one run: gi = base + j*jstep + i0.
+    constexpr bool RUNS = RL % RK == 0;
+    const unsigned eb = (unsigned)(qg * RQ * NS + sg * RK);
+    const int64_t gbase = (int64_t)(eb / RL) * kdiv + slab * RL + eb % RL;
+    const int64_t jstep = (int64_t)(NS / RL) * kdiv;
 #pragma unroll
     for (int im = 0; im < RM; im++) {
       const int64_t r = rb * TM + mg * RM + im;
@@ -325,8 +383,8 @@ kb_fast_kernel(const kb_fast_args<T> a)
       for (int j = 0; j < RQ; j++)
 #pragma unroll
         for (int i0 = 0; i0 < RK; i0 += V) {
-          const int ee = (qg * RQ + j) * NS + sg * RK + i0;
-          const int64_t gi = (int64_t)(ee / RL) * kdiv + slab * RL + (ee % RL);
+          const unsigned ee = eb + (unsigned)(j * NS + i0);
+          const int64_t gi = RUNS ? gbase + j * jstep + i0 : (int64_t)(ee / RL) * kdiv + slab * RL + ee % RL;
           T v[V];
 #pragma unroll
           for (int e = 0; e < V; e++)
@@ -362,7 +420,8 @@ kb_fast_kernel(const kb_fast_args<T> a)
   // of MG consecutive vectors, a sector per MG threads.
   auto epilogue_m = [&](int64_t tile, const T (&acc)[RM][RK][RQ], T *Ys) {
     constexpr int NSQ = S::NSQ, LD = S::LDM, MG = S::MG;
-    const int64_t slab = tile % nslab, rb = (tile / nslab) % nrb, b = tile / (nslab * nrb);
+    const kb_tile_pos pos = kb_tile_split(tile, nslab, nrb, small);
+    const int64_t slab = pos.slab, rb = pos.rb, b = pos.b;
     __syncthreads();   // every thread is done reading this stage
     kb_fast_tile_to_smem<T, VT, V, NS, RM, RK, RQ, LD, R, false, false>(acc, Ys, sg, qg, mg);
     __syncthreads();
@@ -401,7 +460,8 @@ kb_fast_kernel(const kb_fast_args<T> a)
     const bool axpby = a.epilogue == KB_EPI_AXPBY && !bzero;
     for (int64_t t = 0; t < my_tiles; t++) {
       const int64_t tile = blockIdx.x + t * gridDim.x;
-      const int64_t slab = tile % nslab, rb = (tile / nslab) % nrb, b = tile / (nslab * nrb);
+      const kb_tile_pos pos = kb_tile_split(tile, nslab, nrb, small);
+      const int64_t slab = pos.slab, rb = pos.rb, b = pos.b;
 #pragma unroll 1
       for (int i = tid; i < TM * NS * Q; i += NT) {
         const int ee = i % (NS * Q);
