@@ -15,7 +15,9 @@
 // blocks ran three to an SM and three fused factors slowed to 2.16 ms at
 // K = 2^18, m = 1024 (H100), where these take 1.49 (one and two factors
 // 1.51, 1.52 against 1.72, 1.65); lib/cuda_plan.c prices such blocks as
-// overlapping their own loads.
+// overlapping their own loads.  Two fused 16x16 take a slab of 8192 (256
+// threads, one block per SM): 6.57 -> 6.05 ms at K = 2^20, 0.41 -> 0.38 at
+// 2^16 (H100, session 9).
 #include "kb_fast.cuh"
 
 //                    T       type P    Q    F  TP   NS    TM RM RK RQ ST XU
@@ -24,7 +26,7 @@ const kb_fast_entry kb_fast_table_d[] = {
   KB_FAST_ENTRY(double, 1,   8,   8,   2,  8,  512,  2, 2, 2, 8, 2, 1),
   KB_FAST_ENTRY(double, 1,   8,   8,   3,  8,  512,  2, 2, 2, 8, 2, 1),
   KB_FAST_ENTRY(double, 1,  16,  16,   1, 16,  256,  1, 1, 2, 16, 2, 1),
-  KB_FAST_ENTRY(double, 1,  16,  16,   2, 16,  256,  1, 1, 2, 16, 2, 1),
+  KB_FAST_ENTRY(double, 1,  16,  16,   2, 16,  512,  1, 1, 2, 16, 2, 1),
   KB_FAST_ENTRY(double, 1,  32,  32,   1, 32,  128,  1, 1, 2, 16, 2, 16),
   KB_FAST_ENTRY(double, 1,  32,  32,   2, 32,  256,  1, 1, 2, 16, 2, 16),
   KB_FAST_ENTRY(double, 1,  64,  64,   1, 32,   64,  2, 1, 4, 8, 2, 1),

@@ -14,10 +14,12 @@
 //    forced plans: 1024_32x32^3 0.323 -> 0.298 ms, 1024_32x32^4 12.35 ->
 //    11.36 against 4x8; smaller tiles with more threads per block were
 //    slower for P = 8, 16 and 32: 1.1-1.2x);
-//  - for three fused 8x8 factors a slab of 8192 (256 threads, runs of 16
-//    outputs): the tuner's "twice the slab" variant, 0.83 ms against 1.08
-//    for the 4096 slab (runs of 8) on one launch at K = 2^18, m = 1024
-//    (H100, session 9, after the index arithmetic was cut);
+//  - slabs of 8192 for three fused 8x8 factors, two fused 16x16 and one
+//    32x32 (runs of 16, 32 and 256 outputs): the tuner's "twice the slab"
+//    variants, faster at every position of the standard shapes once the
+//    index arithmetic was cut (H100, session 9, one launch, ms): 8x8x3 at
+//    K = 2^18, m = 1024 1.08 -> 0.83; 16x16x2 at K = 2^20 3.89 -> 3.24, at
+//    2^24, m = 16 0.91 -> 0.82; 32x32 at K = 2^20 3.43 -> 3.06;
 //  - for P >= 64 a GEMM-like 32-wide k-tile with an 8x8 register tile, in
 //    two variants (multiply loop rolled or fully unrolled) for the tuner.
 #include "kb_fast.cuh"
@@ -29,8 +31,8 @@ const kb_fast_entry kb_fast_table_s[] = {
   KB_FAST_ENTRY(float, 0,   8,   8,   3,  8, 1024,  1, 1, 4, 8, 2, 1),
   KB_FAST_ENTRY(float, 0,   8,   8,   5,  8, 4096,  1, 1, 16, 8, 1, 1),
   KB_FAST_ENTRY(float, 0,  16,  16,   1, 16,  256,  1, 1, 4, 8, 2, 1),
-  KB_FAST_ENTRY(float, 0,  16,  16,   2, 16,  256,  1, 1, 4, 8, 2, 1),
-  KB_FAST_ENTRY(float, 0,  32,  32,   1, 32,  128,  1, 1, 4, 16, 2, 2),
+  KB_FAST_ENTRY(float, 0,  16,  16,   2, 16,  512,  1, 1, 4, 8, 2, 1),
+  KB_FAST_ENTRY(float, 0,  32,  32,   1, 32,  256,  1, 1, 4, 16, 2, 2),
   KB_FAST_ENTRY(float, 0,  32,  32,   2, 32,  256,  1, 1, 4, 16, 2, 2),
   KB_FAST_ENTRY(float, 0,  32,  32,   3, 32, 1024,  1, 1, 16, 8, 1, 1),
   KB_FAST_ENTRY(float, 0,  64,  64,   1, 32,   64,  2, 1, 8, 8, 2, 1),
