@@ -621,6 +621,13 @@ long kb_cpu_test_seg_runs(void)
   return __atomic_load_n(&kb_cpu_seg_runs, __ATOMIC_RELAXED);
 }
 
+static long kb_cpu_col_runs;       /* test hook: entries run with column tiles */
+
+long kb_cpu_test_col_runs(void)
+{
+  return __atomic_load_n(&kb_cpu_col_runs, __ATOMIC_RELAXED);
+}
+
 /* A banded plan (kb_cpu_band_t) on one batch entry: threads take blocks
  * of whole rows, each through every step in its own two row buffers. */
 static void kb_cpu_run_band(const kb_cpu_plan_t *pl, const kb_problem_t *pb, char *ws, const void *X,
@@ -667,9 +674,13 @@ static void kb_cpu_run_band(const kb_cpu_plan_t *pl, const kb_problem_t *pb, cha
   B.seg_e = pl->band_seg_e;
   B.seg_in = pl->band_seg_in;
   B.seg_blk = pl->band_seg_blk;
+  B.col_t = pl->band_col_t;
+  B.col_e = pl->band_col_e;
   __atomic_fetch_add(&kb_cpu_band_runs, 1, __ATOMIC_RELAXED);
   if (pl->band_seg_in > 0)
     __atomic_fetch_add(&kb_cpu_seg_runs, 1, __ATOMIC_RELAXED);
+  if (pl->band_col_e > 0)
+    __atomic_fetch_add(&kb_cpu_col_runs, 1, __ATOMIC_RELAXED);
   for (t = 0; t < pl->band_nsteps; t++)
     if (pl->band_dense[t]) {
       __atomic_fetch_add(&kb_cpu_dense_runs, 1, __ATOMIC_RELAXED);

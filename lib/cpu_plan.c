@@ -35,6 +35,7 @@ static int kb_cpu_test_inplace = -1;
 static int kb_cpu_test_band = -1;
 static int kb_cpu_test_band_dense = -1;
 static int kb_cpu_test_band_seg = -1;
+static int kb_cpu_test_band_col = -1;
 
 static int kb_cpu_has(const char *isa)
 {
@@ -135,6 +136,11 @@ void kb_cpu_test_force_band(int band)
 void kb_cpu_test_force_band_dense(int n)
 {
   kb_cpu_test_band_dense = n;
+}
+
+void kb_cpu_test_force_band_col(int col)
+{
+  kb_cpu_test_band_col = col;
 }
 
 void kb_cpu_test_force_band_seg(int seg)
@@ -585,6 +591,10 @@ static int kb_cpu_groups(const kb_cpu_model_t *M, kb_cpu_groups_t *gs)
  * only measured shape where it decides) keeps the tiled plan: banded
  * 122-146 ms against 94-131, one thread, interleaved */
 #define KB_EFF_BAND_D0 0.40
+/* kb_band_sp (a straight digit of stride vl and the slice-GEMM digit of p
+ * = q = vl after it in one pass) exists in the double AVX-512 kernels,
+ * the ones with half-vector steps */
+#define KB_BAND_SP_OK(kt, esz) ((kt)->band_half && (esz) == 8)
 /* The model takes banded plans only where every band-matrix step has p <=
  * 5: p = 6..8 measured slower than the other plans (7^4 float 1.15x,
  * 6_8x8^3 float 2x, 6^6 float 1.04x, 1024_6x6^6 double 1.07-1.12x with X
@@ -620,6 +630,11 @@ static int kb_cpu_groups(const kb_cpu_model_t *M, kb_cpu_groups_t *gs)
 #define KB_BAND_DENSE_MAXB 16384
 /* Row buffers beyond L1 (in L2): every step streams a row through L2. */
 #define KB_EFF_BAND_L2 0.75
+/* Column tiles (kb_cpu_band_t.col_t) after segments that go first: every
+ * step runs in L1, the row crosses memory twice (X -> row buffer -> Y).
+ * Taken where the row buffers exceed half of L2 (16_8x8^6; neutral on
+ * 1024_8x8^5, rows of 128-256 KiB).  Measured, see kb_cpu_band_col. */
+#define KB_EFF_BAND_COL 0.75
 /* One step on one row: calls, pads, micro-tile choice. */
 #define KB_COST_BAND_STEP 40.0
 /* One element of a coefficient table, laid out once per call (shared by
@@ -740,6 +755,47 @@ static void kb_cpu_band_rev(kb_cpu_plan_t *pl)
   pl->band_copy_in = 0;
 }
 
+/* Whether the steps next to pl's segments (after them where they go
+ * first, kb_cpu_band_rev, else before them) may run as column tiles
+ * (kb_cpu_band_t.col_t): at least two, straight, square p <= 8 (in place:
+ * one micro-tile row chunk), strides whole vectors, the first the slowest
+ * digit, each the next one's times its p, the tile within
+ * KB_CPU_BAND_COL_BYTES.  Sets pl->band_col_t, band_col_e (0: none). */
+static void kb_cpu_band_col(const kb_problem_t *pb, const kb_cpu_opt_t *kt, size_t esz, kb_cpu_plan_t *pl,
+                            int beyond_l2)
+{
+  const int nt = pl->band_nsteps;
+  int64_t c, n = pb->K;
+  int t, t0, t1;
+  pl->band_col_t = pl->band_col_e = 0;
+  if (kb_cpu_test_band_col == 0 || (kb_cpu_test_band_col < 0 && !beyond_l2) || pl->band_seg_in <= 0)
+    return;
+  if (pl->band_seg_t == 0) {
+    t0 = pl->band_seg_e;
+    t1 = nt;
+  } else {
+    t0 = 0;
+    t1 = pl->band_seg_t;
+  }
+  if (t1 - t0 < 2 || t1 > nt)
+    return;
+  c = pl->band_s[t1 - 1];
+  for (t = t0; t < t1; t++) {
+    const int f = pl->band_f[t];
+    if (pl->band_banded[t] || pl->band_fused[t] || pl->band_dense[t] || pb->p[f] != pb->q[f] ||
+        pb->p[f] > 8 || pl->band_s[t] % kt->vl != 0 ||
+        pl->band_s[t] != (t + 1 < t1 ? pl->band_s[t + 1] * pb->p[pl->band_f[t + 1]] : c))
+      return;
+  }
+  /* (after segments that go first every factor is square: the row is
+   * still K long) */
+  if (pl->band_s[t0] * pb->p[pl->band_f[t0]] != n ||
+      (size_t)(n / c) * (size_t)kt->vl * esz > KB_CPU_BAND_COL_BYTES)
+    return;
+  pl->band_col_t = t0;
+  pl->band_col_e = t1;
+}
+
 int kb_cpu_band_ok(const kb_problem_t *pb, const kb_cpu_opt_t *kt)
 {
   /* real types (the kernels), rows of X and Y contiguous */
@@ -809,6 +865,11 @@ static double kb_cpu_band_steps(const kb_problem_t *pb, const kb_cpu_opt_t *kt, 
     } else if (fused) {
       cost += (double)(len / (p * s)) * (double)kb_ceil_div(sf[f + 1], vl) * (double)(2 * p * p * p) /
               KB_EFF_BAND_F;
+    } else if (d0 && KB_BAND_SP_OK(kt, esz) && p == vl && q == vl && t > 0 && !pl->band_banded[t - 1] &&
+               !pl->band_fused[t - 1] && pl->band_s[t - 1] == vl) {
+      /* fused with the straight digit of stride vl before it (kb_band_sp):
+       * vl permutes and vl FMAs an output vector, as a pair step */
+      cost += (double)(len / vl) * (double)(2 * p) / KB_EFF_BAND_B;
     } else if (d0) {
       cost += (double)(len / p) * (double)(q / vl) * (double)p / KB_EFF_BAND_D0;
     } else {
@@ -861,6 +922,11 @@ static double kb_cpu_band_steps(const kb_problem_t *pb, const kb_cpu_opt_t *kt, 
   if (pl->band_seg_in > 0 && pl->band_seg_t > 0 && kb_cpu_band_rev_ok(pb, pl) &&
       (kb_cpu_test_band_seg == 2 || (kb_cpu_test_band_seg < 0 && KB_BAND_SEG_FIRST)))
     kb_cpu_band_rev(pl);
+  kb_cpu_band_col(pb, kt, esz, pl, bytes > kb_cpu_l2 / 2);
+  if (pl->band_col_e > 0)
+    /* every step in L1 (segments or column tiles), the row through
+     * memory twice */
+    eff = KB_EFF_BAND_COL;
   return big ? 1e300 : cost / eff;
 }
 
@@ -959,6 +1025,9 @@ static void kb_cpu_plan_log(const kb_cpu_plan_t *pl, const char *why, double cr,
   if (pl->band && pl->band_seg_in > 0)
     o += (size_t)snprintf(buf + o, sizeof buf - o, " steps %d..%d in %d segments of %lld", pl->band_seg_t,
                           pl->band_seg_e - 1, pl->band_seg_n, (long long)pl->band_seg_in);
+  if (pl->band && pl->band_col_e > 0)
+    o += (size_t)snprintf(buf + o, sizeof buf - o, " steps %d..%d in column tiles", pl->band_col_t,
+                          pl->band_col_e - 1);
   for (k = 0; k < pl->ngroups && o + 64 < sizeof buf; k++)
     o += (size_t)snprintf(buf + o, sizeof buf - o, " [%d..%d P=%lld S=%lld nb=%d]", pl->g[k].hi,
                           pl->g[k].lo, (long long)pl->g[k].P, (long long)pl->g[k].S, pl->g[k].nb);

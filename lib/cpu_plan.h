@@ -75,6 +75,9 @@ typedef struct {
    * band_seg_n segments of band_seg_in elements a row; band_seg_in = 0: not */
   int band_seg_t, band_seg_e, band_seg_n;
   int64_t band_seg_in, band_seg_blk;
+  /* steps [band_col_t, band_col_e) as column tiles (kb_cpu_band_t.col_t);
+   * band_col_e = 0: none */
+  int band_col_t, band_col_e;
   double cost;            /* the model's cost per row (0 for an explicit plan) */
 } kb_cpu_plan_t;
 
@@ -190,6 +193,11 @@ long kb_cpu_test_dense_runs(void);   /* batch entries run with a dense step */
  * the model's. */
 void kb_cpu_test_force_band_seg(int seg);
 long kb_cpu_test_seg_runs(void);     /* batch entries run with segments */
+/* Column tiles of banded plans (kb_cpu_plan_t.band_col_t): 1 wherever the
+ * steps allow (the steps before or after segments), 0 never, -1 the
+ * model's. */
+void kb_cpu_test_force_band_col(int col);
+long kb_cpu_test_col_runs(void);     /* batch entries run with column tiles */
 long kb_cpu_test_band_runs(void);
 /* Cache sizes in bytes the planner assumes from now on (plans of another
  * machine); any 0: this machine's again. */

@@ -45,6 +45,7 @@ typedef struct {
                             * as one (where allowed), -1 none */
   int seg;                 /* banded plans: 0 the model's segments, 1 forced (where allowed), 2 forced
                             * and first (where allowed), -1 none */
+  int col;                 /* banded plans: 0 the model's column tiles, 1 forced (where allowed), -1 none */
   int alpha_one, beta_zero;
   int64_t pad;             /* extra rows of every leading dimension */
 } kb_t_prob_t;
@@ -286,6 +287,7 @@ static void kb_t_one(kronblasHandle_t h, kb_t_prob_t *P, uint64_t seed, int use_
   kb_cpu_test_force_band(P->band == 1 ? 1 : P->band == 2 ? 0 : -1);
   kb_cpu_test_force_band_dense(P->dense > 0 ? P->dense : P->dense < 0 ? 0 : -1);
   kb_cpu_test_force_band_seg(P->seg > 0 ? P->seg : P->seg < 0 ? 0 : -1);
+  kb_cpu_test_force_band_col(P->col > 0 ? 1 : P->col < 0 ? 0 : -1);
   kronblasSetNumThreads(h, P->nthreads);
   (*nrun)++;
   if (kb_t_run(h, P, seed, use_oracle, NULL, NULL, why, sizeof why) != 0) {
@@ -298,6 +300,7 @@ static void kb_t_one(kronblasHandle_t h, kb_t_prob_t *P, uint64_t seed, int use_
   kb_cpu_test_force_band(-1);
   kb_cpu_test_force_band_dense(-1);
   kb_cpu_test_force_band_seg(-1);
+  kb_cpu_test_force_band_col(-1);
 }
 
 typedef struct {
@@ -491,7 +494,7 @@ int main(void)
   if (kb_cpu_test_force_isa(KB_TEST_ISA) != 0)
     tap_skip_all("this CPU or build has no %s kernels", KB_TEST_ISA);
   kb_rng_seed(&r, seed);
-  tap_plan(1 + 4 * 4 + 2 + 2 + 2 + 2 + 2 + 1);
+  tap_plan(1 + 4 * 4 + 2 + 2 + 2 + 2 + 2 + 2 + 1);
   tap_ok(kronblasCreateWithBackend(&h, KRONBLAS_BACKEND_CPU) == KRONBLAS_STATUS_SUCCESS, "CPU handle");
 
   t0 = kb_t_now();
@@ -828,6 +831,65 @@ int main(void)
   }
   tap_diag("segmented steps: %.2f s", kb_t_now() - t0);
   t0 = kb_t_now();
+  /* 3f. column tiles of banded plans: the slowest straight digits a
+   * vector of columns at a time in an L1 tile (gathered from the row,
+   * in place, scattered to Y or to the row buffer), after segments that
+   * go first or before segments that go last; the fused straight +
+   * slice-GEMM pass (double AVX-512) inside the segments; p = 2..8 for the
+   * slowest digit, q != p in the segments (segments last), odd m, 1-3
+   * threads, alpha, beta (NaN in Y where beta = 0), padded leading
+   * dimensions; against the explicit product where it is cheap, else the
+   * randomised identity */
+  for (ti = 0; ti < 2; ti++) {
+    const kronblasDataType_t type = kb_t_types[ti];
+    const kb_cpu_opt_t *kt = kb_cpu_kernels_for(type);
+    /* 8^5 (two column digits after three in segments), 4^7 (double:
+     * half + pair segments), 2 x 8^4, 3 x 8^4, 7 x 8^4 (the slowest p
+     * odd or small), 8^4 x 16 (q != p: segments last, the columns
+     * first), 8,8,8,8,16 likewise, 8^3 x 2 and 5 x 8^3 small enough for
+     * the explicit product; 2,3,2 x 8^3 and 8^6: three column digits (one
+     * in place) */
+    static const int64_t fixed[][2][7] = {
+      { { 8, 8, 8, 8, 8 }, { 8, 8, 8, 8, 8 } }, { { 4, 4, 4, 4, 4, 4, 4 }, { 4, 4, 4, 4, 4, 4, 4 } },
+      { { 2, 8, 8, 8, 8 }, { 2, 8, 8, 8, 8 } }, { { 3, 8, 8, 8, 8 }, { 3, 8, 8, 8, 8 } },
+      { { 7, 8, 8, 8, 8 }, { 7, 8, 8, 8, 8 } }, { { 8, 8, 8, 8, 8 }, { 8, 8, 8, 8, 16 } },
+      { { 2, 8, 8, 8 }, { 2, 8, 8, 8 } }, { { 5, 8, 8, 8 }, { 5, 8, 8, 8 } }, { { 2, 2, 8, 8, 8 }, { 2, 2, 8, 8, 16 } },
+      { { 2, 3, 2, 8, 8, 8 }, { 2, 3, 2, 8, 8, 8 } }, { { 8, 8, 8, 8, 8, 8 }, { 8, 8, 8, 8, 8, 8 } } };
+    const int nfixed = (int)(sizeof fixed / sizeof fixed[0]);
+    const long runs0 = kb_cpu_test_col_runs();
+    int nbad = 0, nrun = 0, c;
+    long runs;
+    first[0] = '\0';
+    for (c = 0; c < 2 * nfixed; c++) {
+      kb_t_prob_t P;
+      int64_t KL = 1;
+      kb_t_left_prob(&r, &P, type, 4);
+      for (P.n = 0; P.n < 7 && fixed[c / 2][0][P.n] > 0; P.n++) {
+        P.p[P.n] = fixed[c / 2][0][P.n];
+        P.q[P.n] = fixed[c / 2][1][P.n];
+        KL *= P.p[P.n] * P.q[P.n];
+      }
+      /* segments last, segments first (where every factor is square) */
+      P.seg = 1 + c % 2;
+      P.col = 1;
+      P.batch = kb_rng_range(&r, 1, 2);
+      P.strategy = -1;
+      P.band = 1;
+      kb_t_random_call(&r, &P);
+      /* the randomised identity knows nothing of alpha and beta */
+      if (KL * P.m * P.n * P.batch > ((int64_t)1 << 24))
+        P.alpha_one = P.beta_zero = 1;
+      kb_t_one(h, &P, kb_rng_next(&r), KL * P.m * P.n * P.batch <= ((int64_t)1 << 24), &nbad, &nrun, first,
+               sizeof first);
+    }
+    runs = kb_cpu_test_col_runs() - runs0;
+    kb_t_band_report(kt, type, "column tiles",
+                     "of banded plans, after or before segments, p = 2..8, q != p, 1-3 threads, against the "
+                     "explicit product or the randomised identity",
+                     nbad, nrun, first, runs, nrun / 2, "batch entries with column tiles");
+  }
+  tap_diag("column tiles: %.2f s", kb_t_now() - t0);
+  t0 = kb_t_now();
   /* 4. 1, 2 and 3 threads give the same values (within the rounding bound
    * of the oracle, which each also meets) */
   for (ti = 0; ti < 4; ti++) {
@@ -995,7 +1057,8 @@ int main(void)
   }
   /* 6. the model's fusion groups on the issue-4 machine's caches (48 KiB
    * L1, 1.25 MiB L2, 48 MiB LLC) and AVX-512 vectors: rows whose two
-   * buffers exceed L2 at most twofold take L1-sized pairs (16_8x8^6 float,
+   * buffers exceed L2 at most twofold take L1-sized pairs where no banded
+   * plan with column tiles is cheaper (was: 16_8x8^6 float,
    * 2 MiB: 9.6-9.9 ms against 10.8-11.3 for two three-factor groups, one
    * thread), larger ones (16_8x8^6 double, 4 MiB) and smaller ones
    * (1024_6x6^6 double, 746 KiB) keep three-factor groups, rows in L2 keep
@@ -1023,8 +1086,11 @@ int main(void)
       int inplace;        /* -1: either */
       int band;           /* the banded plan (kb_cpu_plan_t.band) */
     } cases[] = {
-      { KRONBLAS_R_32F, 16, 6, 8, 1, "5-4,3-2,1-0", -1, 0 }, { KRONBLAS_R_32F, 16, 6, 8, 2, "5-4,3-2,1-0", -1, 0 },
-      { KRONBLAS_R_64F, 16, 6, 8, 2, "5-1,0-0", 1, 0 },
+      /* 16_8x8^6 banded with segments first and column tiles (session 9,
+       * one thread: float 6.7-7.4 ms against 10.4-15 tiled, double
+       * 13.9-14.5 against 14.3-15.0) */
+      { KRONBLAS_R_32F, 16, 6, 8, 1, "5-0", 0, 1 }, { KRONBLAS_R_32F, 16, 6, 8, 2, "5-0", 0, 1 },
+      { KRONBLAS_R_64F, 16, 6, 8, 2, "5-0", 0, 1 },
       /* float 8^5 banded (half-vector steps, two straight digits per
        * pass): 47-48 ms against 66-68 ms, one thread */
       { KRONBLAS_R_32F, 1024, 5, 8, 1, "4-0", 0, 1 },
@@ -1070,7 +1136,8 @@ int main(void)
          * (float 2.97 -> 2.66 ms, double 7.6 -> 5.6, one thread) */
         if (strcmp(got, cases[ci].groups) != 0 || (cases[ci].inplace >= 0 && pl.inplace != cases[ci].inplace) ||
             pl.band != cases[ci].band ||
-            (pl.band && (cases[ci].p == 3) != (pl.band_dense[pl.band_nsteps - 1] == 3))) {
+            (pl.band && (cases[ci].p == 3) != (pl.band_dense[pl.band_nsteps - 1] == 3)) ||
+            (pl.band && (cases[ci].m == 16) != (pl.band_col_e > 0))) {
           ok = 0;
           snprintf(msg, sizeof msg, ": %c %lld_%lldx%lld^%lld, %d threads: groups %s%s%s, expected %s%s%s",
                    pb.type == KRONBLAS_R_32F ? 's' : 'd', (long long)pb.m, (long long)cases[ci].p,

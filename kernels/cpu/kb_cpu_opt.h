@@ -82,6 +82,9 @@ typedef struct {
  *    one (stride s) in one pass, the p*p intermediate vectors of a block
  *    in registers (A[t] the outer factor, Ai[t] the inner, both pack_t):
  *    half the loads, stores and loop overhead of two steps.
+ *  - a straight step of stride vl followed by a slice GEMM of p = q = vl
+ *    (double, AVX-512): one pass, the slice GEMM on the straight step's
+ *    accumulators by permutes (kb_band_sp; the planner prices it so).
  *  - dense steps (dense[t] = d >= 2: the d fastest digits at once, s = 1):
  *    p[t], q[t] the products of their p and q, A[t] their Kronecker
  *    product transposed, B^T[k*qp + l] with qp = q rounded up to whole
@@ -122,8 +125,21 @@ typedef struct {
    * for every digit, so every stride is what it is in the usual order) */
   int seg_t, seg_e;
   int64_t seg_in, seg_blk;
+  /* col_t < col_e: steps [col_t, col_e) (straight, square p <= 8,
+   * slowest digit first, each stride the next one's times its p, the last
+   * one's stride c a whole number of vectors; the steps just before or
+   * after the segments) run column by column: for each vector of lanes
+   * j < c, the n/c x vl tile of those digits (every element whose faster
+   * digits are j .. j+vl-1) in an L1 buffer of at most
+   * KB_CPU_BAND_COL_BYTES (on the stack), the first step gathering it from
+   * the row, the middle ones in place, the last scattering it to the
+   * output (non-temporal stores where that is Y), so that the row crosses
+   * L2/L3 once for all of them instead of once per step (rows beyond L2:
+   * 16_8x8^6) */
+  int col_t, col_e;
 } kb_cpu_band_t;
 #define KB_CPU_BAND_SEG_BYTES 8192
+#define KB_CPU_BAND_COL_BYTES 32768
 
 /* Phases of a banded step: vector v (lanes v*vl ..) has the coefficients
  * of phase v % nph. */
