@@ -379,6 +379,36 @@ static inline void kb_t_random_call(kb_rng_t *r, kb_t_prob_t *P)
   P->pad = kb_rng_range(r, 0, 1) * kb_rng_range(r, 1, 17);
 }
 
+/* The factors of a fixed shape (a row of a section's table: p then q,
+ * each 0-terminated within 7) into P; returns the product of p*q. */
+static inline int64_t kb_t_fixed_factors(kb_t_prob_t *P, const int64_t pq[2][7])
+{
+  int64_t KL = 1;
+  for (P->n = 0; P->n < 7 && pq[0][P->n] > 0; P->n++) {
+    P->p[P->n] = pq[0][P->n];
+    P->q[P->n] = pq[1][P->n];
+    KL *= P->p[P->n] * P->q[P->n];
+  }
+  return KL;
+}
+
+/* P as a banded call (the model's strategy, batches of 1..2, random
+ * threads, scalars and padding), checked against the explicit product
+ * where m K L n stays within 2^24, else against the randomised identity,
+ * which knows nothing of alpha and beta. */
+static inline void kb_t_band_call(kronblasHandle_t h, kb_rng_t *r, kb_t_prob_t *P, int64_t KL, int *nbad,
+                                  int *nrun, char *first, size_t nfirst)
+{
+  const int64_t big = KL * P->m * P->n;
+  P->batch = kb_rng_range(r, 1, 2);
+  P->strategy = -1;
+  P->band = 1;
+  kb_t_random_call(r, P);
+  if (big * P->batch > ((int64_t)1 << 24))
+    P->alpha_one = P->beta_zero = 1;
+  kb_t_one(h, P, kb_rng_next(r), big * P->batch <= ((int64_t)1 << 24), nbad, nrun, first, nfirst);
+}
+
 /* A random odd problem of type: side, transposes, m in 1..70, 1..4
  * factors with p, q in 1..13 (and 52 now and then with with52), batches of
  * 1..3, m cut until the explicit product (m K L n per entry) stays cheap.
@@ -803,25 +833,12 @@ int main(void)
     first[0] = '\0';
     for (c = 0; c < 3 * nfixed; c++) {
       kb_t_prob_t P;
-      int64_t i, KL = 1;
+      int64_t KL;
       kb_t_left_prob(&r, &P, type, 6);
-      for (P.n = 0; P.n < 7 && fixed[c / 3][0][P.n] > 0; P.n++) {
-        P.p[P.n] = fixed[c / 3][0][P.n];
-        P.q[P.n] = fixed[c / 3][1][P.n];
-        KL *= P.p[P.n] * P.q[P.n];
-      }
+      KL = kb_t_fixed_factors(&P, fixed[c / 3]);
       /* the model's choice, segments last, segments first */
       P.seg = c % 3;
-      P.batch = kb_rng_range(&r, 1, 2);
-      P.strategy = -1;
-      P.band = 1;
-      kb_t_random_call(&r, &P);
-      (void)i;
-      /* the randomised identity knows nothing of alpha and beta */
-      if (KL * P.m * P.n * P.batch > ((int64_t)1 << 24))
-        P.alpha_one = P.beta_zero = 1;
-      kb_t_one(h, &P, kb_rng_next(&r), KL * P.m * P.n * P.batch <= ((int64_t)1 << 24), &nbad, &nrun, first,
-               sizeof first);
+      kb_t_band_call(h, &r, &P, KL, &nbad, &nrun, first, sizeof first);
     }
     runs = kb_cpu_test_seg_runs() - runs0;
     kb_t_band_report(kt, type, "segmented steps",
@@ -862,25 +879,13 @@ int main(void)
     first[0] = '\0';
     for (c = 0; c < 2 * nfixed; c++) {
       kb_t_prob_t P;
-      int64_t KL = 1;
+      int64_t KL;
       kb_t_left_prob(&r, &P, type, 4);
-      for (P.n = 0; P.n < 7 && fixed[c / 2][0][P.n] > 0; P.n++) {
-        P.p[P.n] = fixed[c / 2][0][P.n];
-        P.q[P.n] = fixed[c / 2][1][P.n];
-        KL *= P.p[P.n] * P.q[P.n];
-      }
+      KL = kb_t_fixed_factors(&P, fixed[c / 2]);
       /* segments last, segments first (where every factor is square) */
       P.seg = 1 + c % 2;
       P.col = 1;
-      P.batch = kb_rng_range(&r, 1, 2);
-      P.strategy = -1;
-      P.band = 1;
-      kb_t_random_call(&r, &P);
-      /* the randomised identity knows nothing of alpha and beta */
-      if (KL * P.m * P.n * P.batch > ((int64_t)1 << 24))
-        P.alpha_one = P.beta_zero = 1;
-      kb_t_one(h, &P, kb_rng_next(&r), KL * P.m * P.n * P.batch <= ((int64_t)1 << 24), &nbad, &nrun, first,
-               sizeof first);
+      kb_t_band_call(h, &r, &P, KL, &nbad, &nrun, first, sizeof first);
     }
     runs = kb_cpu_test_col_runs() - runs0;
     kb_t_band_report(kt, type, "column tiles",
