@@ -409,6 +409,32 @@ static inline void kb_t_band_call(kronblasHandle_t h, kb_rng_t *r, kb_t_prob_t *
   kb_t_one(h, P, kb_rng_next(r), big * P->batch <= ((int64_t)1 << 24), nbad, nrun, first, nfirst);
 }
 
+/* A section of banded calls on a table of fixed shapes, each run nseg
+ * times with P.seg = seg0 + (run % nseg) and P.col = col, m odd up to
+ * 2*mhalf+1; runs() is the section's test hook (entries that took its
+ * path), at least half of which must have; one TAP line. */
+static inline void kb_t_band_section(kronblasHandle_t h, kb_rng_t *r, kronblasDataType_t type,
+                                     const int64_t (*fixed)[2][7], int nfixed, int seg0, int nseg, int col,
+                                     int64_t mhalf, long (*runs)(void), const char *what, const char *detail,
+                                     const char *counted)
+{
+  const long runs0 = runs();
+  int nbad = 0, nrun = 0, c;
+  char first[800];
+  first[0] = '\0';
+  for (c = 0; c < nseg * nfixed; c++) {
+    kb_t_prob_t P;
+    int64_t KL;
+    kb_t_left_prob(r, &P, type, mhalf);
+    KL = kb_t_fixed_factors(&P, fixed[c / nseg]);
+    P.seg = seg0 + c % nseg;
+    P.col = col;
+    kb_t_band_call(h, r, &P, KL, &nbad, &nrun, first, sizeof first);
+  }
+  kb_t_band_report(kb_cpu_kernels_for(type), type, what, detail, nbad, nrun, first, runs() - runs0, nrun / 2,
+                   counted);
+}
+
 /* A random odd problem of type: side, transposes, m in 1..70, 1..4
  * factors with p, q in 1..13 (and 52 now and then with with52), batches of
  * 1..3, m cut until the explicit product (m K L n per entry) stays cheap.
@@ -812,7 +838,6 @@ int main(void)
    * randomised identity */
   for (ti = 0; ti < 2; ti++) {
     const kronblasDataType_t type = kb_t_types[ti];
-    const kb_cpu_opt_t *kt = kb_cpu_kernels_for(type);
     /* 8^4 (float: half-vector + pair steps; double: a slice GEMM), 4^6
      * (double: half + pair), 16^3, 3^7 (fused and dense), 6^4 (strides
      * of masked tails), 8,8,8,5 (q != p), 2 x 8^3 and 7 x 8^3 (a row of
@@ -826,25 +851,12 @@ int main(void)
       { { 2, 8, 8, 8 }, { 2, 8, 8, 8 } }, { { 7, 8, 8, 8 }, { 7, 8, 8, 8 } }, { { 5, 5, 5, 5, 5 }, { 5, 5, 5, 5, 5 } },
       { { 8, 8, 8 }, { 8, 8, 8 } }, { { 4, 4, 4 }, { 4, 4, 4 } }, { { 3, 8, 8 }, { 2, 8, 8 } },
       { { 3, 2, 8, 8, 8 }, { 3, 2, 8, 8, 8 } } };
-    const int nfixed = (int)(sizeof fixed / sizeof fixed[0]);
-    const long runs0 = kb_cpu_test_seg_runs();
-    int nbad = 0, nrun = 0, c;
-    long runs;
-    first[0] = '\0';
-    for (c = 0; c < 3 * nfixed; c++) {
-      kb_t_prob_t P;
-      int64_t KL;
-      kb_t_left_prob(&r, &P, type, 6);
-      KL = kb_t_fixed_factors(&P, fixed[c / 3]);
-      /* the model's choice, segments last, segments first */
-      P.seg = c % 3;
-      kb_t_band_call(h, &r, &P, KL, &nbad, &nrun, first, sizeof first);
-    }
-    runs = kb_cpu_test_seg_runs() - runs0;
-    kb_t_band_report(kt, type, "segmented steps",
-                     "of banded plans, last or first, straight, slice-GEMM, half-vector, pair, fused and dense "
-                     "steps, p != q, 1-3 threads, against the explicit product or the randomised identity",
-                     nbad, nrun, first, runs, nrun / 2, "batch entries with segments");
+    /* the model's choice, segments last, segments first */
+    kb_t_band_section(h, &r, type, fixed, (int)(sizeof fixed / sizeof fixed[0]), 0, 3, 0, 6, kb_cpu_test_seg_runs,
+                      "segmented steps",
+                      "of banded plans, last or first, straight, slice-GEMM, half-vector, pair, fused and dense "
+                      "steps, p != q, 1-3 threads, against the explicit product or the randomised identity",
+                      "batch entries with segments");
   }
   tap_diag("segmented steps: %.2f s", kb_t_now() - t0);
   t0 = kb_t_now();
@@ -859,7 +871,6 @@ int main(void)
    * randomised identity */
   for (ti = 0; ti < 2; ti++) {
     const kronblasDataType_t type = kb_t_types[ti];
-    const kb_cpu_opt_t *kt = kb_cpu_kernels_for(type);
     /* 8^5 (two column digits after three in segments), 4^7 (double:
      * half + pair segments), 2 x 8^4, 3 x 8^4, 7 x 8^4 (the slowest p
      * odd or small), 8^4 x 16 (q != p: segments last, the columns
@@ -872,26 +883,12 @@ int main(void)
       { { 7, 8, 8, 8, 8 }, { 7, 8, 8, 8, 8 } }, { { 8, 8, 8, 8, 8 }, { 8, 8, 8, 8, 16 } },
       { { 2, 8, 8, 8 }, { 2, 8, 8, 8 } }, { { 5, 8, 8, 8 }, { 5, 8, 8, 8 } }, { { 2, 2, 8, 8, 8 }, { 2, 2, 8, 8, 16 } },
       { { 2, 3, 2, 8, 8, 8 }, { 2, 3, 2, 8, 8, 8 } }, { { 8, 8, 8, 8, 8, 8 }, { 8, 8, 8, 8, 8, 8 } } };
-    const int nfixed = (int)(sizeof fixed / sizeof fixed[0]);
-    const long runs0 = kb_cpu_test_col_runs();
-    int nbad = 0, nrun = 0, c;
-    long runs;
-    first[0] = '\0';
-    for (c = 0; c < 2 * nfixed; c++) {
-      kb_t_prob_t P;
-      int64_t KL;
-      kb_t_left_prob(&r, &P, type, 4);
-      KL = kb_t_fixed_factors(&P, fixed[c / 2]);
-      /* segments last, segments first (where every factor is square) */
-      P.seg = 1 + c % 2;
-      P.col = 1;
-      kb_t_band_call(h, &r, &P, KL, &nbad, &nrun, first, sizeof first);
-    }
-    runs = kb_cpu_test_col_runs() - runs0;
-    kb_t_band_report(kt, type, "column tiles",
-                     "of banded plans, after or before segments, p = 2..8, q != p, 1-3 threads, against the "
-                     "explicit product or the randomised identity",
-                     nbad, nrun, first, runs, nrun / 2, "batch entries with column tiles");
+    /* segments last, segments first (where every factor is square) */
+    kb_t_band_section(h, &r, type, fixed, (int)(sizeof fixed / sizeof fixed[0]), 1, 2, 1, 4, kb_cpu_test_col_runs,
+                      "column tiles",
+                      "of banded plans, after or before segments, p = 2..8, q != p, 1-3 threads, against the "
+                      "explicit product or the randomised identity",
+                      "batch entries with column tiles");
   }
   tap_diag("column tiles: %.2f s", kb_t_now() - t0);
   t0 = kb_t_now();
