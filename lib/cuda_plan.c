@@ -21,11 +21,15 @@
  * factor list into launches, the planner takes the one of least modelled
  * time (dynamic programming over the factor position, which alone fixes the
  * vector length):
- *     bytes moved / bandwidth + flops / rate + launch overhead,
+ *     max(bytes moved / bandwidth, flops / rate) + launch overhead
+ * (the sum where a launch cannot overlap its loads with its multiplies),
  * divided by the fraction of the GPU the launch fills when it has fewer
- * blocks than fit at once (but no more than one block's latency alone).  Fusing F factors moves the vectors once instead
- * of F times (seed, Section 4.2); that is what the model mostly decides.
- * The rates are round figures for an H100 and only rank the candidates.
+ * blocks than fit at once (but no more than one block's latency alone).
+ * Fusing F factors moves the vectors once instead of F times (seed,
+ * Section 4.2); that is what the model mostly decides.  The rates are
+ * fitted to an H100's tuner timings and only rank the candidates; the
+ * bandwidth and FMA rate of the fast, cuBLAS and whole-row steps scale
+ * with the device's (kb_dev_model).
  * Where X and Y both run along m, the column plan (one cuBLAS GEMM per
  * factor, lib/cuda_cublas.c) is priced too and taken when cheaper.
  *
@@ -39,10 +43,12 @@
  * others; they are compiled just before their first timing. */
 #include "cuda_internal.h"
 
+#include <cuda_runtime_api.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define KB_BW_TWO_STAGE 2.6e12      /* bytes/s, loads overlapped with math */
+#define KB_BW_COL 2.6e12            /* the column plan's GEMMs (kb_col_cost; fitted on an H200) */
 #define KB_BW_ONE_STAGE 0.9e12     /* measured: a whole-vector 8^5 slab, 2026-11-21 */
 #define KB_BW_GENERIC 0.4e12
 #define KB_BW_MROWS 1.2e12         /* X along m, element-wise cp.async (H200, RIGHT/N 16_16x16^5
@@ -54,6 +60,73 @@
  * bound): H200, a 64x128 double JIT configuration at m = 50 took 29.6 us
  * where the full SM rate would price it at 7 us. */
 #define KB_RATE_BLOCK_FRAC 0.25
+
+/* The bandwidth the fast kernels, cuBLAS and the whole-row kernel reach on
+ * the current device, and its FMA rate against an H100's: the model's
+ * prices of those steps scale with them, so that a device of faster
+ * memory (H200) ranks bandwidth-bound launches against compute-bound ones
+ * as it runs them.  H100, session 10: two-stage fast launches of P <= 16
+ * moved 2.84-2.90 TB/s whatever F, cuBLAS' double 32x32 steps 2.95; the
+ * copy ceiling is 2.99 and the peak 3.35 (5120-bit HBM3 at 2.62 GHz).  So
+ * 0.85 of the peak the attributes give; their absence gives the H100's. */
+#define KB_BW_PEAK_SHARE 0.85
+#define KB_BW_H100 2.85e12
+#define KB_FMA_H100 (132.0 * 1980e3)   /* SMs x peak clock, kHz */
+#define KB_MODEL_DEVS 64
+static double kb_dev_bw[KB_MODEL_DEVS], kb_dev_fma[KB_MODEL_DEVS];
+static pthread_mutex_t kb_dev_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void kb_dev_model(double *bw, double *fma)
+{
+  int dev = 0, mclk = 0, bus = 0, nsm = 0, clk = 0;
+  *bw = KB_BW_H100;
+  *fma = 1.0;
+  if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= KB_MODEL_DEVS) {
+    (void)cudaGetLastError();
+    return;
+  }
+  pthread_mutex_lock(&kb_dev_lock);
+  if (kb_dev_bw[dev] == 0) {
+    kb_dev_bw[dev] = KB_BW_H100;
+    kb_dev_fma[dev] = 1.0;
+    if (cudaDeviceGetAttribute(&mclk, cudaDevAttrMemoryClockRate, dev) == cudaSuccess &&
+        cudaDeviceGetAttribute(&bus, cudaDevAttrGlobalMemoryBusWidth, dev) == cudaSuccess && mclk > 0 && bus > 0)
+      kb_dev_bw[dev] = KB_BW_PEAK_SHARE * 2.0 * (double)mclk * 1e3 * (double)bus / 8.0;
+    if (cudaDeviceGetAttribute(&nsm, cudaDevAttrMultiProcessorCount, dev) == cudaSuccess &&
+        cudaDeviceGetAttribute(&clk, cudaDevAttrClockRate, dev) == cudaSuccess && nsm > 0 && clk > 0)
+      kb_dev_fma[dev] = (double)nsm * (double)clk / KB_FMA_H100;
+    (void)cudaGetLastError();
+  }
+  *bw = kb_dev_bw[dev];
+  *fma = kb_dev_fma[dev];
+  pthread_mutex_unlock(&kb_dev_lock);
+}
+
+static double kb_model_bw(void)
+{
+  double bw, fma;
+  kb_dev_model(&bw, &fma);
+  return bw;
+}
+
+static double kb_model_fma(void)
+{
+  double bw, fma;
+  kb_dev_model(&bw, &fma);
+  return fma;
+}
+
+/* FMA rate of a two-stage fast launch that is not bandwidth bound (H100,
+ * session 10, tuner's timings: float 32x32 two fused 27.8 TFLOP/s, 64x64
+ * 27.4, 128x128 25.4; double 32x32 15.8, 64x64 12.6, 128x128 13.5; P <= 16
+ * were bandwidth bound at every position of the standard shapes, up to 21
+ * float and 11.4 double). */
+static double kb_fast_rate(const kb_problem_t *pb, int P)
+{
+  const double r = pb->type == KRONBLAS_R_32F ? (P >= 32 ? 27e12 : 22e12)
+                                              : (P == 32 ? 15e12 : P >= 64 ? 13e12 : 12e12);
+  return r * kb_model_fma();
+}
 
 static double kb_rate(const kb_problem_t *pb, int P)
 {
@@ -83,21 +156,38 @@ static double kb_fast_cost(const kb_problem_t *pb, const kb_cuda_fast_cfg_t *c, 
    * to three fused factors at K = 2^18 in 1.49-1.52 ms, against 1.65-2.16
    * for 128-thread blocks three to an SM). */
   const int overlaps_alone = c->threads >= 256 && c->F <= 3;
-  const double bw = c->stages == 2 && (c->occupancy != 1 || overlaps_alone) ? KB_BW_TWO_STAGE : KB_BW_ONE_STAGE;
+  /* Such a launch moves its bytes while it multiplies: the longer of the
+   * two (H100, session 10: P <= 16 launches took the time of their bytes
+   * whatever F, P >= 32 that of their FMAs; the sum priced them 1.5-2.4x
+   * over and ranked the whole-row kernel and cuBLAS above them, e.g.
+   * 1024_32x32^4 double on cuBLAS 22.7 ms against 17.4 on fast launches). */
+  const int two = c->stages == 2 && (c->occupancy != 1 || overlaps_alone);
+  /* Not where the accesses are narrower than 16 bytes (P or the output
+   * runs not a multiple of a vector): those JIT configurations, whole
+   * vectors of 3x3^7 or 4x4^6 in scalar accesses, ran at about the sum
+   * (H100, session 10: 1526_4x4^6 double 0.099 ms against 0.073 for the
+   * whole-row kernel the sum had chosen). */
+  const int overlapped = two && c->vw * esz == 16.0;
+  const double bw = two ? kb_model_bw() : KB_BW_ONE_STAGE;
   const int64_t sec = 32 / (int64_t)kb_type_size(pb->type);
   const double mpad = mrows || mout ? (double)((pb->m + c->TM - 1) / c->TM * c->TM) : m;
   const double msec = (double)((pb->m + sec - 1) / sec * sec);
-  double flops = 0, Kf = (double)K, t, fill, tiles;
+  double flops = 0, Kf = (double)K, t, tb, tf, fill, tiles;
   int f;
   for (f = 0; f < c->F; f++) {
     flops += 2.0 * mpad * Kf * c->Q;
     Kf = Kf / c->P * c->Q;
   }
-  t = (mrows ? msec * (double)K * esz / (KB_BW_MROWS < bw ? KB_BW_MROWS : bw) : m * (double)K * esz / bw) +
-      (!mout ? m * Kf * esz / bw
-             : kb_cuda_cfg_mstore(c) ? msec * Kf * esz / (KB_BW_MROWS < bw ? KB_BW_MROWS : bw)
-                                     : m * Kf * 32.0 / bw) +
-      flops / kb_rate(pb, c->P);
+  tb = (mrows ? msec * (double)K * esz / (KB_BW_MROWS < bw ? KB_BW_MROWS : bw) : m * (double)K * esz / bw) +
+       (!mout ? m * Kf * esz / bw
+              : kb_cuda_cfg_mstore(c) ? msec * Kf * esz / (KB_BW_MROWS < bw ? KB_BW_MROWS : bw)
+                                      : m * Kf * 32.0 / bw);
+  if (overlapped) {
+    tf = flops / kb_fast_rate(pb, c->P);
+    t = tb > tf ? tb : tf;
+  } else {
+    t = tb + flops / kb_rate(pb, c->P);
+  }
   tiles = (double)(K / c->TK) * (double)((pb->m + c->TM - 1) / c->TM);
   fill = tiles / ((double)nsm * (c->occupancy > 0 ? c->occupancy : 1));
   if (fill < 1.0) {
@@ -138,8 +228,12 @@ static double kb_cublas_cost(const kb_problem_t *pb, int64_t i, int64_t K)
   const double rate = pb->type == KRONBLAS_R_32F ? 33e12 : 40e12;
   const double row = (double)(pb->p[i] < pb->q[i] ? pb->p[i] : pb->q[i]) * esz;
   const double share = row < 128 ? kb_cublas_bw_share(pb, i) : 1.0;
-  return m * ((double)K + Kn) * esz / (KB_BW_TWO_STAGE * share) + 2.0 * m * Kn * pb->p[i] / rate +
-         2 * KB_LAUNCH_S;
+  /* Bytes and FMAs overlap (H100, session 10: double 32x32 at K = 2^20
+   * 5.67 ms, its bytes' time at 2.95 TB/s; float 128x128 0.12 ms, its
+   * FMAs'). */
+  const double tb = m * ((double)K + Kn) * esz / (kb_model_bw() * share);
+  const double tf = 2.0 * m * Kn * pb->p[i] / (rate * kb_model_fma());
+  return (tb > tf ? tb : tf) + 2 * KB_LAUNCH_S;
 }
 
 /* The whole-vector kernel (kernels/cuda/small.cu) at factors i, i-1, ...,
@@ -205,6 +299,8 @@ static double kb_small_cost(const kb_problem_t *pb, int64_t i, int64_t K, int nf
  * 1024_8x8^5 0.164 (two blocks a vector), 1024_8x8^6 1.94, 1024_16x16^4
  * 0.51, double 1024_8x8^5 0.33, 1024_16x16^4 0.79 ms measured. */
 #define KB_ROW_P32_FRAC 0.45
+#define KB_ROW_SHARED 0.85
+#define KB_ROW_ALONE 1.2
 static double kb_row_cost(const kb_problem_t *pb, int64_t K, int nf, int nsm)
 {
   const double esz = (double)kb_type_size(pb->type), m = (double)pb->m;
@@ -214,7 +310,14 @@ static double kb_row_cost(const kb_problem_t *pb, int64_t K, int nf, int nsm)
     return -1;
   if (pb->p[0] >= 32)
     rate *= KB_ROW_P32_FRAC;
-  t = 2.0 * m * (double)K * esz / KB_BW_TWO_STAGE + 2.0 * m * (double)K * (double)pb->p[0] * nf / rate;
+  /* Loads, digit steps and stores follow each other within a block;
+   * several blocks per SM overlap them in part, one alone does not
+   * (H100, session 10, measured / the sum: float 1024_8x8^5 in 64 KB
+   * shares 0.160 / 0.187, double 8^5 0.312 / 0.371, double 16^4 0.785 /
+   * 0.95; float 1024_8x8^6 in 128 KB shares, one block per SM, 1.93 /
+   * 1.61). */
+  t = (2.0 * m * (double)K * esz / kb_model_bw() + 2.0 * m * (double)K * (double)pb->p[0] * nf / (rate * kb_model_fma())) *
+      (2 * g.smem > g.smem_max ? KB_ROW_ALONE : KB_ROW_SHARED);
   fill = (double)g.blocks / (double)(g.nsm > 0 ? g.nsm : nsm);
   if (fill < 1.0)
     t /= fill > 0 ? fill : 1e-3;
@@ -437,11 +540,16 @@ static double kb_model_cost(void *ctx, int64_t i, int64_t K, int kernel, int nf)
   else
     t = kb_fast_cost(mc->pb, &cfg[kernel], mc->nsm, K, i == mc->pb->nfactors - 1 && mc->pb->xs_k != 1,
                      i + 1 == nf && mc->pb->ys_l != 1);
-  /* Next to the tuner's "tune:" lines, what calibrating the model needs. */
-  if (kb_env()->log_level >= KB_LOG_DEBUG)
-    kb_log(KB_LOG_DEBUG, "model: factors %lld..%lld K=%lld kernel %d (%d threads, %d blocks/SM): %.4f ms",
+  /* Next to the tuner's "tune:" lines (the same words), what calibrating
+   * the model needs. */
+  if (kb_env()->log_level >= KB_LOG_DEBUG) {
+    char word[160];
+    if (kernel < 0 || kb_cuda_cfg_format(&cfg[kernel], word, (int)sizeof word) < 0)
+      word[0] = '\0';
+    kb_log(KB_LOG_DEBUG, "model: factors %lld..%lld K=%lld kernel %d (%d threads, %d blocks/SM)%s%s: %.4f ms",
            (long long)i, (long long)(i - nf + 1), (long long)K, kernel, kernel >= 0 ? cfg[kernel].threads : 0,
-           kernel >= 0 ? cfg[kernel].occupancy : 0, t * 1e3);
+           kernel >= 0 ? cfg[kernel].occupancy : 0, word[0] ? " " : "", word, t * 1e3);
+  }
   return t;
 }
 
@@ -451,7 +559,7 @@ static double kb_model_cost(void *ctx, int64_t i, int64_t K, int kernel, int nf)
  * the bandwidth that falls with m and with the bytes of a factor row (H200,
  * tuner's timings per factor: m = 1024 float 8x8 1.3 TB/s, 16x16 2.0,
  * double 8x8 1.4, 16x16 2.7; m = 320 float 32x32 2.2; m = 16 float 16x16
- * 0.77): fitted as m/(m+32) * b/(b+24) of KB_BW_TWO_STAGE, b = min(p, q)
+ * 0.77): fitted as m/(m+32) * b/(b+24) of KB_BW_COL, b = min(p, q)
  * times the element size; the flops overlap the bytes (320_32x32^3 float:
  * 0.115 ms measured, 0.199 priced as their sum). */
 static double kb_col_cost(const kb_problem_t *pb)
@@ -462,7 +570,7 @@ static double kb_col_cost(const kb_problem_t *pb)
   int64_t i, K = pb->K;
   for (i = pb->nfactors - 1; i >= 0; i--) {
     const double Kn = (double)(K / pb->p[i] * pb->q[i]);
-    const double bw = KB_BW_TWO_STAGE * (m / (m + 32)) * kb_cublas_bw_share(pb, i);
+    const double bw = KB_BW_COL * (m / (m + 32)) * kb_cublas_bw_share(pb, i);
     const double tb = m * ((double)K + Kn) * esz / bw, tf = 2.0 * m * Kn * (double)pb->p[i] / rate;
     t += (tb > tf ? tb : tf) + KB_LAUNCH_S;
     K = K / pb->p[i] * pb->q[i];
