@@ -28,8 +28,8 @@
  * Fusing F factors moves the vectors once instead of F times (seed,
  * Section 4.2); that is what the model mostly decides.  The rates are
  * fitted to an H100's tuner timings and only rank the candidates; the
- * bandwidth and FMA rate of the fast, cuBLAS and whole-row steps scale
- * with the device's (kb_dev_model).
+ * bandwidth of the fast launches and the whole-row kernel and all FMA
+ * rates scale with the device's (kb_dev_model).
  * Where X and Y both run along m, the column plan (one cuBLAS GEMM per
  * factor, lib/cuda_cublas.c) is priced too and taken when cheaper.
  *
@@ -61,14 +61,16 @@
  * where the full SM rate would price it at 7 us. */
 #define KB_RATE_BLOCK_FRAC 0.25
 
-/* The bandwidth the fast kernels, cuBLAS and the whole-row kernel reach on
- * the current device, and its FMA rate against an H100's: the model's
- * prices of those steps scale with them, so that a device of faster
- * memory (H200) ranks bandwidth-bound launches against compute-bound ones
- * as it runs them.  H100, session 10: two-stage fast launches of P <= 16
- * moved 2.84-2.90 TB/s whatever F, cuBLAS' double 32x32 steps 2.95; the
- * copy ceiling is 2.99 and the peak 3.35 (5120-bit HBM3 at 2.62 GHz).  So
- * 0.85 of the peak the attributes give; their absence gives the H100's. */
+/* The bandwidth the fast kernels reach on the current device, and its FMA
+ * rate against an H100's: the model's prices of fast launches and of the
+ * whole-row kernel scale with them, so that a device of faster memory
+ * (H200) ranks bandwidth-bound launches against compute-bound ones as it
+ * runs them (cuBLAS' steps keep an H100's bandwidth: on an H200 they ran
+ * within 10% of their H100 times, session 10).  H100, session 10:
+ * two-stage fast launches of P <= 16 moved 2.84-2.90 TB/s whatever F,
+ * cuBLAS' double 32x32 steps 2.95; the copy ceiling is 2.99 and the peak
+ * 3.35 (5120-bit HBM3 at 2.62 GHz).  So 0.85 of the peak the attributes
+ * give; their absence gives the H100's. */
 #define KB_BW_PEAK_SHARE 0.85
 #define KB_BW_H100 2.85e12
 #define KB_FMA_H100 (132.0 * 1980e3)   /* SMs x peak clock, kHz */
@@ -120,10 +122,10 @@ static double kb_model_fma(void)
  * session 10, tuner's timings: float 32x32 two fused 27.8 TFLOP/s, 64x64
  * 27.4, 128x128 25.4; double 32x32 15.8, 64x64 12.6, 128x128 13.5; P <= 16
  * were bandwidth bound at every position of the standard shapes, up to 21
- * float and 11.4 double). */
+ * float and 11.4 double; on an H200 two fused 16x16 float reached 25.5). */
 static double kb_fast_rate(const kb_problem_t *pb, int P)
 {
-  const double r = pb->type == KRONBLAS_R_32F ? (P >= 32 ? 27e12 : 22e12)
+  const double r = pb->type == KRONBLAS_R_32F ? (P >= 16 ? 27e12 : 22e12)
                                               : (P == 32 ? 15e12 : P >= 64 ? 13e12 : 12e12);
   return r * kb_model_fma();
 }
@@ -214,24 +216,22 @@ static double kb_cublas_bw_share(const kb_problem_t *pb, int64_t i)
   return b / (b + 24);
 }
 
-/* cuBLAS reaches most of the GEMM rate, FP64 tensor cores for double.
- * Factor rows under 128 bytes (float p < 32, double p < 16) also move
- * their bytes at the share above (H200: 1024_16x16^5 float with its last
- * factor on cuBLAS 11.7 ms, on the fast kernel 9.8; 1024_6x6^7 one factor
- * 2.9 ms float, 4.7 double on cuBLAS, 1.3 and 1.8 fast); longer rows keep
- * the whole bandwidth, where the plans of 32x32 double and larger factors
- * were measured right. */
+/* cuBLAS reaches most of the GEMM rate, FP64 tensor cores for double, and
+ * moves its bytes at the share above of an H100's bandwidth, whatever the
+ * device's (H200: 1024_16x16^5 float with its last factor on cuBLAS 11.7
+ * ms, on the fast kernel 9.8; 1024_6x6^7 one factor 2.9 ms float, 4.7
+ * double on cuBLAS, 1.3 and 1.8 fast.  Session 10: float 32x32 steps took
+ * 3.9 ms at K = 2^20, m = 1024, on the H100 and 3.6 on the H200, 2.2-2.4
+ * TB/s on both; double 32x32 5.67 ms on the H100, 2.95 TB/s). */
 static double kb_cublas_cost(const kb_problem_t *pb, int64_t i, int64_t K)
 {
   const double esz = (double)kb_type_size(pb->type), m = (double)pb->m;
   const double Kn = (double)K / pb->p[i] * pb->q[i];
   const double rate = pb->type == KRONBLAS_R_32F ? 33e12 : 40e12;
-  const double row = (double)(pb->p[i] < pb->q[i] ? pb->p[i] : pb->q[i]) * esz;
-  const double share = row < 128 ? kb_cublas_bw_share(pb, i) : 1.0;
   /* Bytes and FMAs overlap (H100, session 10: double 32x32 at K = 2^20
    * 5.67 ms, its bytes' time at 2.95 TB/s; float 128x128 0.12 ms, its
    * FMAs'). */
-  const double tb = m * ((double)K + Kn) * esz / (kb_model_bw() * share);
+  const double tb = m * ((double)K + Kn) * esz / (KB_BW_H100 * kb_cublas_bw_share(pb, i));
   const double tf = 2.0 * m * Kn * pb->p[i] / (rate * kb_model_fma());
   return (tb > tf ? tb : tf) + 2 * KB_LAUNCH_S;
 }
