@@ -75,17 +75,21 @@
 #define KB_BW_H100 2.85e12
 #define KB_FMA_H100 (132.0 * 1980e3)   /* SMs x peak clock, kHz */
 #define KB_MODEL_DEVS 64
+typedef struct {
+  double bw;    /* bytes/s of a fast launch */
+  double fma;   /* FMA rate against an H100's */
+} kb_dev_rates_t;
 static double kb_dev_bw[KB_MODEL_DEVS], kb_dev_fma[KB_MODEL_DEVS];
 static pthread_mutex_t kb_dev_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static void kb_dev_model(double *bw, double *fma)
+/* The current device's, read once per device and process. */
+static kb_dev_rates_t kb_dev_model(void)
 {
+  kb_dev_rates_t r = { KB_BW_H100, 1.0 };
   int dev = 0, mclk = 0, bus = 0, nsm = 0, clk = 0;
-  *bw = KB_BW_H100;
-  *fma = 1.0;
   if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= KB_MODEL_DEVS) {
     (void)cudaGetLastError();
-    return;
+    return r;
   }
   pthread_mutex_lock(&kb_dev_lock);
   if (kb_dev_bw[dev] == 0) {
@@ -99,23 +103,10 @@ static void kb_dev_model(double *bw, double *fma)
       kb_dev_fma[dev] = (double)nsm * (double)clk / KB_FMA_H100;
     (void)cudaGetLastError();
   }
-  *bw = kb_dev_bw[dev];
-  *fma = kb_dev_fma[dev];
+  r.bw = kb_dev_bw[dev];
+  r.fma = kb_dev_fma[dev];
   pthread_mutex_unlock(&kb_dev_lock);
-}
-
-static double kb_model_bw(void)
-{
-  double bw, fma;
-  kb_dev_model(&bw, &fma);
-  return bw;
-}
-
-static double kb_model_fma(void)
-{
-  double bw, fma;
-  kb_dev_model(&bw, &fma);
-  return fma;
+  return r;
 }
 
 /* FMA rate of a two-stage fast launch that is not bandwidth bound (H100,
@@ -123,11 +114,11 @@ static double kb_model_fma(void)
  * 27.4, 128x128 25.4; double 32x32 15.8, 64x64 12.6, 128x128 13.5; P <= 16
  * were bandwidth bound at every position of the standard shapes, up to 21
  * float and 11.4 double; on an H200 two fused 16x16 float reached 25.5). */
-static double kb_fast_rate(const kb_problem_t *pb, int P)
+static double kb_fast_rate(const kb_problem_t *pb, const kb_dev_rates_t *dv, int P)
 {
   const double r = pb->type == KRONBLAS_R_32F ? (P >= 16 ? 27e12 : 22e12)
                                               : (P == 32 ? 15e12 : P >= 64 ? 13e12 : 12e12);
-  return r * kb_model_fma();
+  return r * dv->fma;
 }
 
 static double kb_rate(const kb_problem_t *pb, int P)
@@ -144,8 +135,8 @@ static double kb_rate(const kb_problem_t *pb, int P)
  * output runs along m (the last launch of RIGHT/N): whole sectors where
  * the configuration stages its outputs (kb_cuda_cfg_mstore), else a
  * sector per element. */
-static double kb_fast_cost(const kb_problem_t *pb, const kb_cuda_fast_cfg_t *c, int nsm, int64_t K, int mrows,
-                           int mout)
+static double kb_fast_cost(const kb_problem_t *pb, const kb_dev_rates_t *dv, const kb_cuda_fast_cfg_t *c, int nsm,
+                           int64_t K, int mrows, int mout)
 {
   const double esz = (double)kb_type_size(pb->type), m = (double)pb->m;
   /* One resident block per SM cannot overlap one tile's loads with
@@ -170,7 +161,7 @@ static double kb_fast_cost(const kb_problem_t *pb, const kb_cuda_fast_cfg_t *c, 
    * (H100, session 10: 1526_4x4^6 double 0.099 ms against 0.073 for the
    * whole-row kernel the sum had chosen). */
   const int overlapped = two && c->vw * esz == 16.0;
-  const double bw = two ? kb_model_bw() : KB_BW_ONE_STAGE;
+  const double bw = two ? dv->bw : KB_BW_ONE_STAGE;
   const int64_t sec = 32 / (int64_t)kb_type_size(pb->type);
   const double mpad = mrows || mout ? (double)((pb->m + c->TM - 1) / c->TM * c->TM) : m;
   const double msec = (double)((pb->m + sec - 1) / sec * sec);
@@ -185,7 +176,7 @@ static double kb_fast_cost(const kb_problem_t *pb, const kb_cuda_fast_cfg_t *c, 
               : kb_cuda_cfg_mstore(c) ? msec * Kf * esz / (KB_BW_MROWS < bw ? KB_BW_MROWS : bw)
                                       : m * Kf * 32.0 / bw);
   if (overlapped) {
-    tf = flops / kb_fast_rate(pb, c->P);
+    tf = flops / kb_fast_rate(pb, dv, c->P);
     t = tb > tf ? tb : tf;
   } else {
     t = tb + flops / kb_rate(pb, c->P);
@@ -223,7 +214,7 @@ static double kb_cublas_bw_share(const kb_problem_t *pb, int64_t i)
  * double on cuBLAS, 1.3 and 1.8 fast.  Session 10: float 32x32 steps took
  * 3.9 ms at K = 2^20, m = 1024, on the H100 and 3.6 on the H200, 2.2-2.4
  * TB/s on both; double 32x32 5.67 ms on the H100, 2.95 TB/s). */
-static double kb_cublas_cost(const kb_problem_t *pb, int64_t i, int64_t K)
+static double kb_cublas_cost(const kb_problem_t *pb, const kb_dev_rates_t *dv, int64_t i, int64_t K)
 {
   const double esz = (double)kb_type_size(pb->type), m = (double)pb->m;
   const double Kn = (double)K / pb->p[i] * pb->q[i];
@@ -232,7 +223,7 @@ static double kb_cublas_cost(const kb_problem_t *pb, int64_t i, int64_t K)
    * 5.67 ms, its bytes' time at 2.95 TB/s; float 128x128 0.12 ms, its
    * FMAs'). */
   const double tb = m * ((double)K + Kn) * esz / (KB_BW_H100 * kb_cublas_bw_share(pb, i));
-  const double tf = 2.0 * m * Kn * pb->p[i] / (rate * kb_model_fma());
+  const double tf = 2.0 * m * Kn * pb->p[i] / (rate * dv->fma);
   return (tb > tf ? tb : tf) + 2 * KB_LAUNCH_S;
 }
 
@@ -301,7 +292,7 @@ static double kb_small_cost(const kb_problem_t *pb, int64_t i, int64_t K, int nf
 #define KB_ROW_P32_FRAC 0.45
 #define KB_ROW_SHARED 0.85
 #define KB_ROW_ALONE 1.2
-static double kb_row_cost(const kb_problem_t *pb, int64_t K, int nf, int nsm)
+static double kb_row_cost(const kb_problem_t *pb, const kb_dev_rates_t *dv, int64_t K, int nf, int nsm)
 {
   const double esz = (double)kb_type_size(pb->type), m = (double)pb->m;
   kb_cuda_row_geom_t g;
@@ -316,7 +307,7 @@ static double kb_row_cost(const kb_problem_t *pb, int64_t K, int nf, int nsm)
    * shares 0.160 / 0.187, double 8^5 0.312 / 0.371, double 16^4 0.785 /
    * 0.95; float 1024_8x8^6 in 128 KB shares, one block per SM, 1.93 /
    * 1.61). */
-  t = (2.0 * m * (double)K * esz / kb_model_bw() + 2.0 * m * (double)K * (double)pb->p[0] * nf / (rate * kb_model_fma())) *
+  t = (2.0 * m * (double)K * esz / dv->bw + 2.0 * m * (double)K * (double)pb->p[0] * nf / (rate * dv->fma)) *
       (2 * g.smem > g.smem_max ? KB_ROW_ALONE : KB_ROW_SHARED);
   fill = (double)g.blocks / (double)(g.nsm > 0 ? g.nsm : nsm);
   if (fill < 1.0)
@@ -334,6 +325,7 @@ static double kb_generic_cost(const kb_problem_t *pb, int64_t i, int64_t K)
 typedef struct {
   const kb_problem_t *pb;
   int nsm;
+  kb_dev_rates_t dv;
 } kb_model_ctx_t;
 
 /* ------------------------------------------------------------ JIT shapes */
@@ -532,14 +524,14 @@ static double kb_model_cost(void *ctx, int64_t i, int64_t K, int kernel, int nf)
   if (kernel == KB_KERNEL_SMALL)
     t = kb_small_cost(mc->pb, i, K, nf);
   else if (kernel == KB_KERNEL_ROW)
-    t = kb_row_cost(mc->pb, K, nf, mc->nsm);
+    t = kb_row_cost(mc->pb, &mc->dv, K, nf, mc->nsm);
   else if (kernel == KB_KERNEL_CUBLAS)
-    t = kb_cublas_cost(mc->pb, i, K);
+    t = kb_cublas_cost(mc->pb, &mc->dv, i, K);
   else if (kernel < 0)
     t = kb_generic_cost(mc->pb, i, K);
   else
-    t = kb_fast_cost(mc->pb, &cfg[kernel], mc->nsm, K, i == mc->pb->nfactors - 1 && mc->pb->xs_k != 1,
-                     i + 1 == nf && mc->pb->ys_l != 1);
+    t = kb_fast_cost(mc->pb, &mc->dv, &cfg[kernel], mc->nsm, K,
+                     i == mc->pb->nfactors - 1 && mc->pb->xs_k != 1, i + 1 == nf && mc->pb->ys_l != 1);
   /* Next to the tuner's "tune:" lines (the same words), what calibrating
    * the model needs. */
   if (kb_env()->log_level >= KB_LOG_DEBUG) {
@@ -583,6 +575,7 @@ int64_t kb_cuda_plan_sliced(const kb_problem_t *pb, int policy, int nsm, kb_cuda
   kb_model_ctx_t mc;
   mc.pb = pb;
   mc.nsm = nsm;
+  mc.dv = kb_dev_model();
   return kb_cuda_plan_with(pb, policy, kb_model_cost, &mc, steps, total);
 }
 
