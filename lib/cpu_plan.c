@@ -373,7 +373,10 @@ static double kb_cpu_group_cost(const kb_cpu_model_t *M, int hi, int lo, int64_t
      * L1 or L2 by the chunk's two local vectors */
     const size_t loc = 2 * (size_t)mx * M->esz;
     int64_t ln = Kin, in = 1;
-    if (hi != lo && loc > M->l2)
+    /* chunks of a row of X from DRAM may fill L2: they stream through
+     * it once (double 16_16x16^5: digits 4..1 in chunks of 512 KiB, then
+     * digit 0, 48-57 ms against 56-61 for 4..2 + 1..0, two threads) */
+    if (hi != lo && loc > (M->x_dram ? 2 * M->l2 : M->l2))
       return 1e300;
     best = KB_COST_CALL + (hi != lo ? (double)(Kin / P) * KB_COST_D0_CHUNK : 0);
     for (i = hi; i >= lo; i--) {
@@ -587,9 +590,10 @@ static int kb_cpu_groups(const kb_cpu_model_t *M, kb_cpu_groups_t *gs)
 #define KB_EFF_BAND_F 0.70
 #define KB_EFF_BAND_B 1.00
 /* the fastest digit as a GEMM of slices (kb_d0_run): one broadcast per
- * FMA or two (k pairs), load-bound; set so that double 1024_8x8^5 (the
- * only measured shape where it decides) keeps the tiled plan: banded
- * 122-146 ms against 94-131, one thread, interleaved */
+ * FMA or two (k pairs), load-bound; set (session 6) so that double
+ * 1024_8x8^5 kept the tiled plan, banded 122-146 ms against 94-131, one
+ * thread; there that digit now runs fused (kb_band_sp) and in segments,
+ * and the plan is banded (KB_EFF_BAND_SEG) */
 #define KB_EFF_BAND_D0 0.40
 /* kb_band_sp (a straight digit of stride vl and the slice-GEMM digit of p
  * = q = vl after it in one pass) exists in the double AVX-512 kernels,
@@ -635,6 +639,13 @@ static int kb_cpu_groups(const kb_cpu_model_t *M, kb_cpu_groups_t *gs)
  * Taken where the row buffers exceed half of L2 (16_8x8^6; neutral on
  * 1024_8x8^5, rows of 128-256 KiB).  Measured, see kb_cpu_band_col. */
 #define KB_EFF_BAND_COL 0.75
+/* Steps in segments (kb_cpu_band_t.seg_in) of rows beyond L1 run in L1:
+ * priced without KB_EFF_BAND_L2 (session 8 priced a banded plan as without
+ * segments).  Changes, two threads, minima of interleaved runs, tiled ->
+ * banded: double 1024_8x8^5 58.7-65 -> 49.5-55 ms, 256_8x8^5 15.3 -> 13.8,
+ * 64_8x8^4 0.38 -> 0.28, 4_8x8^5 0.22 -> 0.18, float 4_8x8^5 0.12 ->
+ * 0.09; no other issue-4 shape changes plan. */
+#define KB_EFF_BAND_SEG 1.0
 /* One step on one row: calls, pads, micro-tile choice. */
 #define KB_COST_BAND_STEP 40.0
 /* One element of a coefficient table, laid out once per call (shared by
@@ -643,9 +654,8 @@ static int kb_cpu_groups(const kb_cpu_model_t *M, kb_cpu_groups_t *gs)
 #define KB_COST_BAND_COEF 2.0
 
 /* Segments (kb_cpu_band_t.seg_in) wherever the rows are beyond L1 and the
- * steps allow; the model prices a banded plan as without them, so they
- * change no choice between plans.  1: the segmented steps go first,
- * reading X in contiguous segments (where every factor is square). */
+ * steps allow (priced by KB_EFF_BAND_SEG).  1: the segmented steps go
+ * first, reading X in contiguous segments (where every factor is square). */
 #define KB_BAND_SEG_FIRST 1
 
 /* Whether and from which step pb's banded plan runs its fastest digits
@@ -816,7 +826,7 @@ static double kb_cpu_band_steps(const kb_problem_t *pb, const kb_cpu_opt_t *kt, 
   const int vl = kt->vl;
   const int n = (int)pb->nfactors;
   int64_t len = pb->K, maxlen = 0, pad = 0, sf[KB_CPU_PLAN_MAXF];
-  double cost = KB_COST_CALL, eff = 1;
+  double cost = KB_COST_CALL, eff = 1, fc[KB_CPU_PLAN_MAXF], c0;
   size_t bytes;
   int t, f, big = 0, segok[KB_CPU_PLAN_MAXF];
 
@@ -827,6 +837,7 @@ static double kb_cpu_band_steps(const kb_problem_t *pb, const kb_cpu_opt_t *kt, 
   for (t = 0, f = 0; f < fd; t++) {
     const int64_t p = pb->p[f], q = pb->q[f], s = sf[f];
     int64_t out;
+    c0 = cost;
     /* a digit faster than a vector is a band along the row; it needs a
      * square factor (the shift of an input is then the same for every
      * lane) small enough for its coefficients to stay in registers */
@@ -880,6 +891,7 @@ static double kb_cpu_band_steps(const kb_problem_t *pb, const kb_cpu_opt_t *kt, 
               KB_EFF_BAND_S;
     }
     cost += KB_COST_BAND_STEP;
+    fc[f] = cost - c0;   /* the step's own cost, by its first digit */
     f += fused ? 2 : 1;
     if (f < n && out > maxlen)
       maxlen = out;
@@ -899,9 +911,11 @@ static double kb_cpu_band_steps(const kb_problem_t *pb, const kb_cpu_opt_t *kt, 
     pl->band_banded[t] = 0;
     pl->band_dense[t] = n - fd;
     pl->band_s[t] = 1;
+    c0 = cost;
     cost += (double)(len / P) * (double)nvq * (double)P /
                 (nvq >= 3 ? KB_EFF_BAND_DENSE : nvq == 2 ? KB_EFF_BAND_DENSE2 : KB_EFF_BAND_DENSE1) +
             KB_COST_BAND_STEP;
+    fc[fd] = cost - c0;
     len = len / P * Q;
     t++;
   }
@@ -926,8 +940,17 @@ static double kb_cpu_band_steps(const kb_problem_t *pb, const kb_cpu_opt_t *kt, 
   if (pl->band_col_e > 0)
     /* every step in L1 (segments or column tiles), the row through
      * memory twice */
-    eff = KB_EFF_BAND_COL;
-  return big ? 1e300 : cost / eff;
+    return big ? 1e300 : cost / KB_EFF_BAND_COL;
+  if (big)
+    return 1e300;
+  if (eff < 1 && pl->band_seg_in > 0) {
+    /* the segmented steps at KB_EFF_BAND_SEG, the others at the rows' rate */
+    double c = cost;
+    for (t = 0; t < pl->band_nsteps; t++)
+      c += fc[pl->band_f[t]] * ((t >= pl->band_seg_t && t < pl->band_seg_e ? 1 / KB_EFF_BAND_SEG : 1 / eff) - 1);
+    return c;
+  }
+  return cost / eff;
 }
 
 /* Whether digits fd..n-1 (at least two) may run as one dense step: its

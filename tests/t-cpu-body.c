@@ -1094,8 +1094,14 @@ int main(void)
       { KRONBLAS_R_32F, 16, 6, 8, 1, "5-0", 0, 1 }, { KRONBLAS_R_32F, 16, 6, 8, 2, "5-0", 0, 1 },
       { KRONBLAS_R_64F, 16, 6, 8, 2, "5-0", 0, 1 },
       /* float 8^5 banded (half-vector steps, two straight digits per
-       * pass): 47-48 ms against 66-68 ms, one thread */
-      { KRONBLAS_R_32F, 1024, 5, 8, 1, "4-0", 0, 1 },
+       * pass): 47-48 ms against 66-68 ms, one thread; double too since
+       * segmented steps are priced in L1 (session 10: 49.5-55 ms against
+       * 58.7-65 tiled, two threads), also 256_ and 4_8x8^5, 64_8x8^4 */
+      { KRONBLAS_R_32F, 1024, 5, 8, 1, "4-0", 0, 1 }, { KRONBLAS_R_64F, 1024, 5, 8, 2, "4-0", 0, 1 },
+      { KRONBLAS_R_64F, 64, 4, 8, 1, "3-0", 0, 1 },
+      /* double 16_16x16^5: 4 + 1 with chunks of 512 KiB (all of L2, X
+       * from DRAM), 48-57 ms against 56-61 for 3 + 2, two threads */
+      { KRONBLAS_R_64F, 16, 5, 16, 2, "4-1,0-0", 1, 0 },
       { KRONBLAS_R_32F, 16, 4, 32, 1, "3-1,0-0", 1, 0 }, { KRONBLAS_R_32F, 16, 4, 32, 2, "3-1,0-0", 1, 0 },
       { KRONBLAS_R_64F, 16, 4, 32, 1, "3-1,0-0", 1, 0 }, { KRONBLAS_R_32F, 16, 5, 16, 1, "4-1,0-0", 1, 0 },
       { KRONBLAS_R_32F, 1024, 4, 16, 1, "3-2,1-0", 0, 0 },
