@@ -401,8 +401,7 @@ static kronblasStatus_t kb_cuda_gekmm(struct kronblasContext *h, const kb_proble
     for (j = 0; j < rn.nsteps; j++) {
       const int k = steps[j].kernel;
       char word[160];
-      if (k < 0 || k >= ncfg || kb_cuda_cfg_format(&cfg[k], word, (int)sizeof word) < 0)
-        word[0] = '\0';
+      (void)kb_cuda_kernel_word(k, word, (int)sizeof word);
       kb_log(KB_LOG_DEBUG, "cuda plan step %lld: factors %lld..%lld, kernel %d%s%s%s", (long long)j,
              (long long)steps[j].i_hi, (long long)(steps[j].i_hi - steps[j].nf + 1), k, word[0] ? " " : "",
              word, k >= 0 && k < ncfg && cfg[k].variant ? " variant" : "");

@@ -100,6 +100,9 @@ int64_t kb_cuda_plan_cached(struct kronblasContext *h, const kb_problem_t *pb, k
 kronblasStatus_t kb_cuda_tune(struct kronblasContext *h, const kb_problem_t *pb,
                               kb_cuda_pstep_t *steps, int64_t *nsteps);
 void kb_cuda_plans_free(kb_cuda_state_t *cs);
+/* The configuration word of kernel (kb_cuda_cfg_format), as the logs
+ * name launches, or "" where kernel is not a fast configuration. */
+const char *kb_cuda_kernel_word(int kernel, char *buf, int size);
 /* The model's plan (kb_cuda_plan), kept per key in the handle. */
 int64_t kb_cuda_model_plan(struct kronblasContext *h, const kb_problem_t *pb, kb_cuda_pstep_t *steps);
 void kb_cuda_model_plans_free(kb_cuda_state_t *cs);

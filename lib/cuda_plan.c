@@ -515,6 +515,15 @@ static int kb_jit_ready(const kb_cuda_fast_cfg_t *cfg, int c)
   return -1;
 }
 
+const char *kb_cuda_kernel_word(int kernel, char *buf, int size)
+{
+  int ncfg;
+  const kb_cuda_fast_cfg_t *cfg = kb_cuda_fast_cfgs(&ncfg);
+  if (kernel < 0 || kernel >= ncfg || kb_cuda_cfg_format(&cfg[kernel], buf, size) < 0)
+    buf[0] = '\0';
+  return buf;
+}
+
 static double kb_model_cost(void *ctx, int64_t i, int64_t K, int kernel, int nf)
 {
   const kb_model_ctx_t *mc = ctx;
@@ -536,8 +545,7 @@ static double kb_model_cost(void *ctx, int64_t i, int64_t K, int kernel, int nf)
    * the model needs. */
   if (kb_env()->log_level >= KB_LOG_DEBUG) {
     char word[160];
-    if (kernel < 0 || kb_cuda_cfg_format(&cfg[kernel], word, (int)sizeof word) < 0)
-      word[0] = '\0';
+    (void)kb_cuda_kernel_word(kernel, word, (int)sizeof word);
     kb_log(KB_LOG_DEBUG, "model: factors %lld..%lld K=%lld kernel %d (%d threads, %d blocks/SM)%s%s: %.4f ms",
            (long long)i, (long long)(i - nf + 1), (long long)K, kernel, kernel >= 0 ? cfg[kernel].threads : 0,
            kernel >= 0 ? cfg[kernel].occupancy : 0, word[0] ? " " : "", word, t * 1e3);

@@ -286,8 +286,7 @@ static double kb_tune_cost(void *ctxv, int64_t i, int64_t K, int kernel, int nf)
     tc->st = KRONBLAS_STATUS_EXECUTION_FAILED;
     return -1;
   }
-  if (kernel < 0 || kb_cuda_cfg_format(&cfg[kernel], word, (int)sizeof word) < 0)
-    word[0] = '\0';
+  (void)kb_cuda_kernel_word(kernel, word, (int)sizeof word);
   kb_log(KB_LOG_INFO, "tune: factors %lld..%lld K=%lld %s %d (%d threads, %d blocks/SM)%s%s%s: %.4f ms",
          (long long)i, (long long)(i - st.nf + 1), (long long)K,
          kernel == KB_KERNEL_GENERIC ? "generic" : kernel == KB_KERNEL_CUBLAS ? "cublas" :
