@@ -175,14 +175,29 @@ static double kb_fast_cost(const kb_problem_t *pb, const kb_dev_rates_t *dv, con
        (!mout ? m * Kf * esz / bw
               : kb_cuda_cfg_mstore(c) ? msec * Kf * esz / (KB_BW_MROWS < bw ? KB_BW_MROWS : bw)
                                       : m * Kf * 32.0 / bw);
+  tiles = (double)(K / c->TK) * (double)((pb->m + c->TM - 1) / c->TM);
+  fill = tiles / ((double)nsm * (c->occupancy > 0 ? c->occupancy : 1));
   if (overlapped) {
     tf = flops / kb_fast_rate(pb, dv, c->P);
+    /* The multiply runs in whole waves of tiles: a last partial wave takes
+     * as long as a full one (H100, session 10: float 64x64 at K = 4096,
+     * m = 1024, 512 tiles on 396 resident blocks, 31.2 us where its FMAs
+     * at the fitted rate take 19.9, and cuBLAS 20.8: priced 23.9 against
+     * 24.3, the fast launch won).  Bytes are not: the blocks of a partial
+     * wave get the whole bandwidth.  Only P >= 32, whose big tiles are
+     * bound by their FMAs: for P = 8 the term sent 156_8x8^3 float to a
+     * plan of 0.0189 ms instead of 0.0101 (the small shapes' other prices
+     * are looser than this one). */
+    if (fill > 1.0 && c->P >= 32) {
+      double waves = (double)(int64_t)fill;
+      if (waves < fill)
+        waves += 1.0;
+      tf *= waves / fill;
+    }
     t = tb > tf ? tb : tf;
   } else {
     t = tb + flops / kb_rate(pb, c->P);
   }
-  tiles = (double)(K / c->TK) * (double)((pb->m + c->TM - 1) / c->TM);
-  fill = tiles / ((double)nsm * (c->occupancy > 0 ? c->occupancy : 1));
   if (fill < 1.0) {
     /* Fewer tiles than resident blocks: each block runs one tile, with
      * more than its share of bandwidth but at least the latency of one
