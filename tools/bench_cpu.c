@@ -11,6 +11,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #ifdef _OPENMP
 #include <omp.h>
@@ -175,6 +176,37 @@ static void kb_bench_cblas_gemm(kronblasDataType_t type, char opa, char opb, int
   }
 }
 
+const char *kb_bench_cpu_blas_core(void)
+{
+  const char *c = openblas_get_corename();
+  return c != NULL ? c : "unknown";
+}
+
+/* OpenBLAS takes its kernels from a table of the CPUs it knows, or from
+ * OPENBLAS_CORETYPE.  AVX2 kernels on an AVX-512 CPU halve the GEMM ceiling
+ * and the baselines kronblas is judged against: OpenBLAS 0.3.21 on an AMD
+ * EPYC of family 26 (Zen 5), two cores, SGEMM 222-251 GFLOP/s as "Haswell"
+ * (what OPENBLAS_CORETYPE in this project's build environment says), 403-458
+ * as "SkylakeX" or "Cooperlake" (its own choice); DGEMM 107-128 against
+ * 200-205 (measured 2026-11-22).  The header of the table says so. */
+const char *kb_bench_cpu_blas_better_core(void)
+{
+  static const char *const avx512_cores[] = { "skylakex", "cooperlake", "sapphirerapids" };
+  const char *c = kb_bench_cpu_blas_core();
+  size_t i;
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+  if (!(__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+        __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq")))
+    return NULL;
+#else
+  return NULL;
+#endif
+  for (i = 0; i < sizeof avx512_cores / sizeof avx512_cores[0]; i++)
+    if (!strcasecmp(c, avx512_cores[i]))
+      return NULL;
+  return "SkylakeX";
+}
+
 static void kb_bench_blas_threads(int nthreads)
 {
   kb_bench_blas_used = 1;
@@ -256,6 +288,16 @@ int kb_bench_cpu_run_plan(const kb_bench_prob_t *pb, const kb_bench_plan_t *pl, 
 int kb_bench_cpu_have_blas(void)
 {
   return 0;
+}
+
+const char *kb_bench_cpu_blas_core(void)
+{
+  return NULL;
+}
+
+const char *kb_bench_cpu_blas_better_core(void)
+{
+  return NULL;
 }
 
 void kb_bench_cpu_settle(void)

@@ -175,6 +175,12 @@ void kb_bench_cpu_settle(void);
  * large square problem, and copy bandwidth (bytes read + written per s). */
 double kb_bench_cpu_gemm_rate(kronblasDataType_t type, int nthreads);
 double kb_bench_cpu_copy_bw(int nthreads);
+/* OpenBLAS' kernel set ("core"), and, where OpenBLAS runs its AVX2 kernels
+ * on a CPU with AVX-512 (a CPU newer than its table), the core it should
+ * be told to use through OPENBLAS_CORETYPE; NULL when none (or without
+ * OpenBLAS). */
+const char *kb_bench_cpu_blas_core(void);
+const char *kb_bench_cpu_blas_better_core(void);
 /* Runs a plan once; W0, W1 hold pl->ws_elems elements each. 0 on success. */
 int kb_bench_cpu_run_plan(const kb_bench_prob_t *pb, const kb_bench_plan_t *pl, const void *X,
     const void *const *F, void *Y, void *W0, void *W1, int nthreads);

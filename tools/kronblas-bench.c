@@ -645,6 +645,19 @@ static void kb_bench_table_row(FILE *f, const kb_bench_prob_t *pb, const kb_benc
 
 /* -------------------------------------------------------------- main */
 
+/* The header line that says which OpenBLAS kernels gave the ceilings. */
+static void kb_bench_blas_core_line(FILE *f)
+{
+  const char *core = kb_bench_cpu_blas_core(), *better = kb_bench_cpu_blas_better_core();
+  if (core == NULL)
+    return;
+  if (better != NULL)
+    fprintf(f, "# OpenBLAS core %s: AVX2 kernels on an AVX-512 CPU, so the GEMM ceiling and the baselines are "
+               "below the machine's (OPENBLAS_CORETYPE=%s would use its AVX-512 kernels)\n", core, better);
+  else
+    fprintf(f, "# OpenBLAS core %s\n", core);
+}
+
 int main(int argc, char **argv)
 {
   kb_bench_cli_t c;
@@ -740,6 +753,8 @@ int main(int argc, char **argv)
   else
     fprintf(table, "# backend cpu, %d threads%s\n", nthreads,
             c.o.baselines && !kb_bench_cpu_have_blas() ? "; built without OpenBLAS: no baselines, no GEMM ceiling" : "");
+  if (!gpu && c.o.baselines)
+    kb_bench_blas_core_line(table);
   if (!gpu && c.rounds > 1)
     fprintf(table, "# %d rounds per row: ms, floor%% and gemm%% are medians over rounds, each round against "
                    "ceilings measured just before it\n", c.rounds);

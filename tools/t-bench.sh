@@ -63,15 +63,16 @@ grep -q '^# 2 rounds per row' "$tmp.out"
 h=$?
 # With ceilings (OpenBLAS), every row has a gemm% of at most its floor%
 # (the floor is the larger of the FLOPs' and the bytes' time).
+# ... and the header names the OpenBLAS kernels that gave them.
 g=0
 if grep -q '^# ceilings' "$tmp.out"; then
+  grep -q '^# OpenBLAS core [A-Za-z]' "$tmp.out" || g=1
   awk '/ PASS$/ { n++; f = $6; e = $7; sub(/%$/, "", f); sub(/%$/, "", e);
                   if ($7 !~ /%$/ || e + 0 > f + 0.05) bad = 1 }
-       END { exit bad || n != 4 }' "$tmp.out"
-  g=$?
+       END { exit bad || n != 4 }' "$tmp.out" || g=1
 fi
 run x 2 --backend cpu --rounds 0 4_2x2
-ok $((r + p + h + g + $?)) "--rounds 2: rows verified, gemm% <= floor%, the rounds noted; --rounds 0: exit 2"
+ok $((r + p + h + g + $?)) "--rounds 2: rows verified, gemm% <= floor%, the rounds and the OpenBLAS core noted; --rounds 0: exit 2"
 
 run x 2 --backend cpu
 ok $? "no shapes: exit 2"
