@@ -54,6 +54,9 @@ static int kb_cpu_has(const char *isa)
   return 0;
 }
 
+/* Cache sizes, read once with the ISA (kb_cpu_isa_pick); unknown or
+ * implausible values give typical ones. */
+static size_t kb_cpu_l1, kb_cpu_l2, kb_cpu_llc;
 static void kb_cpu_caches(void);
 
 static void kb_cpu_isa_pick(void)
@@ -83,7 +86,8 @@ static void kb_cpu_isa_pick(void)
     tab = kb_cpu_opt_avx2;
   }
   kb_cpu_isa_tab = tab;
-  kb_log(KB_LOG_INFO, "cpu kernels: %s (%s)", tab[0]->name, why);
+  kb_log(KB_LOG_INFO, "cpu kernels: %s (%s); caches the planner assumes: L1d %zu KiB, L2 %zu KiB, LLC %zu KiB",
+         tab[0]->name, why, kb_cpu_l1 >> 10, kb_cpu_l2 >> 10, kb_cpu_llc >> 10);
 }
 
 const kb_cpu_opt_t *kb_cpu_kernels_for(kronblasDataType_t type)
@@ -150,18 +154,45 @@ void kb_cpu_test_force_band_seg(int seg)
 
 /* -------------------------------------------------------------- caches */
 
-/* Cache sizes, read once with the ISA (kb_cpu_isa_pick); unknown or
- * implausible values give typical ones. */
-static size_t kb_cpu_l1, kb_cpu_l2, kb_cpu_llc;
-
 static size_t kb_cpu_sysconf(int name, long lo, long hi, size_t dflt)
 {
   long c = sysconf(name);
   return c >= lo && c <= hi ? (size_t)c : dflt;
 }
 
+/* The size in bytes of the level-3 cache that CPU 0 sees, from Linux's
+ * sysfs (one cache instance: on AMD EPYC the L3 of one core complex), or
+ * 0 where there is none to read. */
+static size_t kb_cpu_sysfs_l3(void)
+{
+  char path[96], buf[32];
+  int i;
+  for (i = 0; i < 16; i++) {
+    FILE *f;
+    long level = 0, v;
+    char unit = 0;
+    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/level", i);
+    if ((f = fopen(path, "r")) == NULL)
+      return 0;
+    if (fscanf(f, "%ld", &level) != 1)
+      level = 0;
+    fclose(f);
+    if (level != 3)
+      continue;
+    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
+    if ((f = fopen(path, "r")) == NULL)
+      return 0;
+    if (fgets(buf, sizeof buf, f) == NULL || sscanf(buf, "%ld%c", &v, &unit) < 1 || v <= 0)
+      v = 0;
+    fclose(f);
+    return (size_t)v << (unit == 'K' ? 10 : unit == 'M' ? 20 : 0);
+  }
+  return 0;
+}
+
 static void kb_cpu_caches(void)
 {
+  size_t l3;
   kb_cpu_l1 = (size_t)32 << 10;
   kb_cpu_l2 = (size_t)1 << 20;
   kb_cpu_llc = (size_t)8 << 20;
@@ -175,6 +206,14 @@ static void kb_cpu_caches(void)
   kb_cpu_llc = kb_cpu_sysconf(_SC_LEVEL3_CACHE_SIZE, 1L << 20, 1L << 30, kb_cpu_llc);
 #endif
   (void)kb_cpu_sysconf;
+  /* glibc's figure for AMD is the L3 of the whole package (EPYC 9005, 2
+   * vCPUs of one core complex: 384 MiB, where this core reaches the 32 MiB
+   * of its own complex): the model then took 64-128 MiB operands for
+   * cache-resident (no non-temporal stores for Y, X priced as read from
+   * L3).  The kernel's sysfs view is per instance, where it exists. */
+  l3 = kb_cpu_sysfs_l3();
+  if (l3 >= ((size_t)1 << 20) && l3 <= ((size_t)1 << 30) && l3 < kb_cpu_llc)
+    kb_cpu_llc = l3;
 }
 
 void kb_cpu_test_caches(size_t l1, size_t l2, size_t llc)
@@ -246,6 +285,19 @@ static const double kb_eff_l2[5] = { 0.20, 0.20, 0.48, 0.48, 0.58 };
  * group of 1024_32x32^3 float, about a transpose's cost.  Tiles whose rows
  * are contiguous (inner = nb) are read in place, for nothing. */
 #define KB_COST_COPY_STRIDED 12.0
+/* Such a tile read from row buffers beyond L2 (rows of several MiB, in
+ * L3): each of its P rows is a run of nb lanes a row buffer's stride
+ * apart, and every run waits for L3 on its own (the hardware prefetchers
+ * do not follow dozens of short streams; software prefetch of the next
+ * tile's runs did not help).  Per run, measured on AMD Zen 5 (EPYC family
+ * 26), float 16_32x32^4, one thread, the last group (factor 0 alone over
+ * 4 MiB row buffers): 1640 / 1280 / 1080 kcycles (TSC) a row at nb = 64 /
+ * 128 / 256, about 45 TSC cycles (~135 units) per run; 512 and 1024 no
+ * faster than 256.  So later in-place groups over row buffers beyond L2
+ * may take tiles of up to KB_CPU_NVT_WIDE vectors, priced by the runs they
+ * read. */
+#define KB_COST_RUN_L3 135.0
+#define KB_CPU_NVT_WIDE 16
 /* digit0 with several factors: calls and micro-tile choices per chunk */
 #define KB_COST_D0_CHUNK 200.0
 /* One 64-byte line of X read from DRAM instead of L3 by the first group of
@@ -296,6 +348,7 @@ typedef struct {
   int64_t x_row_bytes, y_row_bytes, buf_row_bytes; /* PASSES: bytes between k-rows */
   int rowbuf_in_l2;        /* PER_ROW: the row buffers stay in L2 */
   int rowbuf_near_l2;      /* PER_ROW: the row buffers exceed L2 at most twofold */
+  int rowbuf_beyond_l2;    /* PER_ROW: the row buffers exceed L2 (KB_COST_RUN_L3) */
   int max_fuse;            /* at most this many factors per group; 0: any */
   int force_nvt;           /* PER_ROW: vectors per tile (1, 2, 4); 0: the model's */
   int inplace;             /* PER_ROW with digits in place (kb_cpu_plan_t.inplace) */
@@ -432,7 +485,8 @@ static double kb_cpu_group_cost(const kb_cpu_model_t *M, int hi, int lo, int64_t
     if (qmin < 0 || pb->q[i] < qmin)
       qmin = pb->q[i];
   }
-  for (nvt = M->inplace && first ? 0 : 4; nvt >= 1; nvt /= 2) {
+  for (nvt = M->inplace && first ? 0 : M->inplace && M->rowbuf_beyond_l2 ? KB_CPU_NVT_WIDE : 4; nvt >= 1;
+       nvt /= 2) {
     const int nb = M->lanes_rows ? M->nb_rows : nvt * vl;
     if (!M->lanes_rows && M->force_nvt > 0 && nvt != M->force_nvt)
       continue;
@@ -497,11 +551,14 @@ static double kb_cpu_group_cost(const kb_cpu_model_t *M, int hi, int lo, int64_t
     } else {
       /* blocks of a transpose are vl x vl: a group narrower than vl, or
        * its ragged end, pays for whole blocks */
-      if (M->inplace && inner > nb)
+      if (M->inplace && inner > nb) {
         c += (double)Kin / vl * KB_COST_COPY_STRIDED;  /* rows of the tile inner apart: a copy */
-      else
+        if (M->rowbuf_beyond_l2)
+          c += (double)Kin / nb * KB_COST_RUN_L3;
+      } else {
         c += (double)Kin / vl * (first && !M->x_kk_unit ? KB_COST_SCALAR : KB_COST_TR) *
              (double)(kb_ceil_div(P, M->cl) * M->cl) / (double)P;
+      }
       if (last && !M->y_lane_unit)
         c += (double)len / vl * KB_COST_SCALAR;
       if (first && M->x_dram)
@@ -1209,6 +1266,7 @@ kronblasStatus_t kb_cpu_plan_with(const kb_problem_t *pb, const kb_cpu_opt_t *kt
   M.rowbuf_near_l2 = 2 * (size_t)smax * esz > kb_cpu_l2 && 2 * (size_t)smax * esz <= 2 * kb_cpu_l2 &&
                      2 * (size_t)smax * esz * (size_t)(o->nthreads > 0 ? o->nthreads : 1) <=
                          kb_cpu_llc / 2;
+  M.rowbuf_beyond_l2 = 2 * (size_t)smax * esz > kb_cpu_l2;
   M.max_fuse = o->max_fuse > 0 ? o->max_fuse : 0;
   {
     const int nt = o->nthreads > 0 ? o->nthreads : 1;
@@ -1376,11 +1434,12 @@ kronblasStatus_t kb_cpu_plan_explicit(const kb_problem_t *pb, const kb_cpu_opt_t
     /* groups cover the chain in order, each within the kernels' limit */
     if (hi != next_hi || lo < 0 || lo > hi || hi - lo + 1 > KB_CPU_GROUP_MAXF)
       return KRONBLAS_STATUS_INVALID_VALUE;
-    /* lanes: vl times a power of two, as wide as the model would go */
-    for (e = 0; e <= (sp->strategy == KB_CPU_PASSES ? 6 : 2); e++)
+    /* lanes: vl times a power of two, as wide as the model would go
+     * (PER_ROW: KB_CPU_NVT_WIDE vectors for later in-place groups) */
+    for (e = 0; e <= (sp->strategy == KB_CPU_PASSES ? 6 : 4); e++)
       if (nb == kt->vl << e)
         break;
-    if (e > (sp->strategy == KB_CPU_PASSES ? 6 : 2))
+    if (e > (sp->strategy == KB_CPU_PASSES ? 6 : 4))
       return KRONBLAS_STATUS_INVALID_VALUE;
     kb_cpu_gplan_geom(pb, hi, lo, Kin, &pl->g[k]);
     pl->g[k].nb = nb;

@@ -550,7 +550,7 @@ int main(void)
   if (kb_cpu_test_force_isa(KB_TEST_ISA) != 0)
     tap_skip_all("this CPU or build has no %s kernels", KB_TEST_ISA);
   kb_rng_seed(&r, seed);
-  tap_plan(1 + 4 * 4 + 2 + 2 + 2 + 2 + 2 + 2 + 1);
+  tap_plan(1 + 4 * 4 + 2 + 2 + 2 + 2 + 2 + 2 + 2 + 1);
   tap_ok(kronblasCreateWithBackend(&h, KRONBLAS_BACKEND_CPU) == KRONBLAS_STATUS_SUCCESS, "CPU handle");
 
   t0 = kb_t_now();
@@ -694,6 +694,73 @@ int main(void)
              kb_oracle_type_name(type), nbad, nrun, nbad ? ": " : "", first, runs);
   }
   tap_diag("digits in place: %.2f s", kb_t_now() - t0);
+  t0 = kb_t_now();
+  /* 3c'. wide tiles (up to KB_CPU_NVT_WIDE vectors) in the later groups
+   * of in-place plans whose row buffers exceed L2: caches shrunk to an
+   * L2 of 32 KiB so that rows of 5-9 thousand elements take them; the
+   * last tile of a row ragged (inner lanes no multiple of the tile),
+   * rows or tiles shared by 1-3 threads, alpha, beta, poisoned Y, padding */
+  for (ti = 0; ti < 2; ti++) {
+    const kronblasDataType_t type = kb_t_types[ti];
+    const kb_cpu_opt_t *kt = kb_cpu_kernels_for(type);
+    int nbad = 0, nrun = 0, nwide = 0, c;
+    first[0] = '\0';
+    if (kt == NULL || kt->digit0 == NULL) {
+      tap_skip("%s: no digits in place (%s): no wide tiles", kb_oracle_type_name(type), KB_TEST_ISA);
+      continue;
+    }
+    kb_cpu_test_caches((size_t)48 << 10, (size_t)32 << 10, (size_t)1 << 20);
+    for (c = 0; c < 8; c++) {
+      kb_t_prob_t P;
+      kb_problem_t pb;
+      kb_cpu_plan_opts_t o;
+      kb_cpu_plan_t pl;
+      int g, wide = 0;
+      memset(&P, 0, sizeof P);
+      P.type = type;
+      P.side = KRONBLAS_SIDE_LEFT;
+      P.tF = (int)kb_rng_range(&r, 0, 2);
+      P.m = c % 3 == 0 ? 1 : kb_rng_range(&r, 2, 3);
+      P.n = 3;
+      /* the fastest factor's q whole vectors, the others odd sizes; the
+       * middle one's q makes the last group's lanes (q of the two faster
+       * factors, 128-448) a few tiles wide; the slowest has few outputs
+       * (the oracle's cost is K*L), but more than one micro-tile's rows
+       * in every other problem (then the tile is copied, else read in
+       * place) */
+      P.p[2] = kb_rng_range(&r, 20, 28);
+      P.q[2] = kt->vl * kb_rng_range(&r, 1, 2);
+      P.p[1] = kb_rng_range(&r, 16, 18);
+      P.q[1] = kb_rng_range(&r, 8, 14);
+      P.p[0] = kb_rng_range(&r, 16, 18);
+      P.q[0] = c % 2 ? kb_rng_range(&r, 1, 4) : kb_rng_range(&r, 7, 9);
+      P.batch = 1;
+      P.strategy = KB_CPU_PER_ROW;
+      P.inplace = 1;
+      kb_t_random_call(&r, &P);
+      kb_t_dims(&P);
+      kb_t_square_pb(type, P.m, P.n, P.p, &pb);
+      pb.q = P.q;
+      pb.L = P.L;
+      pb.ys_m = P.L;
+      kb_cpu_plan_opts_default(&o, P.nthreads);
+      o.strategy = KB_CPU_PER_ROW;
+      o.inplace = 1;
+      if (kb_cpu_plan_with(&pb, kt, &o, &pl) == KRONBLAS_STATUS_SUCCESS)
+        for (g = 1; g < pl.ngroups; g++)
+          wide |= pl.inplace && pl.g[g].nb > 4 * kt->vl;
+      nwide += wide;
+      kb_t_one(h, &P, kb_rng_next(&r), 1, &nbad, &nrun, first, sizeof first);
+    }
+    kb_cpu_test_caches(0, 0, 0);
+    /* the model takes them for most of these problems with AVX-512
+     * vectors, for fewer with shorter ones (lanes of fewer vectors) */
+    tap_ok(nbad == 0 && nwide >= (strcmp(kt->name, "avx512") == 0 ? nrun / 2 : 1),
+           "%s: wide tiles of later in-place groups over rows beyond L2 (32 KiB) against the explicit "
+           "product: %d of %d wrong%s%s; %d of them with tiles over 4 vectors",
+           kb_oracle_type_name(type), nbad, nrun, nbad ? ": " : "", first, nwide);
+  }
+  tap_diag("wide tiles: %.2f s", kb_t_now() - t0);
   t0 = kb_t_now();
   /* 3c. banded plans (real types, X and Y contiguous along K and L):
    * whole rows, digits slowest first; straight steps (tails where the
@@ -1087,34 +1154,43 @@ int main(void)
       const char *groups;
       int inplace;        /* -1: either */
       int band;           /* the banded plan (kb_cpu_plan_t.band) */
+      int lastnb;         /* the last group's tile width (0: any) */
     } cases[] = {
       /* 16_8x8^6 banded with segments first and column tiles (session 9,
        * one thread: float 6.7-7.4 ms against 10.4-15 tiled, double
        * 13.9-14.5 against 14.3-15.0) */
-      { KRONBLAS_R_32F, 16, 6, 8, 1, "5-0", 0, 1 }, { KRONBLAS_R_32F, 16, 6, 8, 2, "5-0", 0, 1 },
-      { KRONBLAS_R_64F, 16, 6, 8, 2, "5-0", 0, 1 },
+      { KRONBLAS_R_32F, 16, 6, 8, 1, "5-0", 0, 1, 0 }, { KRONBLAS_R_32F, 16, 6, 8, 2, "5-0", 0, 1, 0 },
+      { KRONBLAS_R_64F, 16, 6, 8, 2, "5-0", 0, 1, 0 },
       /* float 8^5 banded (half-vector steps, two straight digits per
        * pass): 47-48 ms against 66-68 ms, one thread; double too since
        * segmented steps are priced in L1 (session 10: 49.5-55 ms against
        * 58.7-65 tiled, two threads), also 256_ and 4_8x8^5, 64_8x8^4 */
-      { KRONBLAS_R_32F, 1024, 5, 8, 1, "4-0", 0, 1 }, { KRONBLAS_R_64F, 1024, 5, 8, 2, "4-0", 0, 1 },
-      { KRONBLAS_R_64F, 64, 4, 8, 1, "3-0", 0, 1 },
+      { KRONBLAS_R_32F, 1024, 5, 8, 1, "4-0", 0, 1, 0 }, { KRONBLAS_R_64F, 1024, 5, 8, 2, "4-0", 0, 1, 0 },
+      { KRONBLAS_R_64F, 64, 4, 8, 1, "3-0", 0, 1, 0 },
       /* double 16_16x16^5: 4 + 1 with chunks of 512 KiB (all of L2, X
        * from DRAM), 48-57 ms against 56-61 for 3 + 2, two threads */
-      { KRONBLAS_R_64F, 16, 5, 16, 2, "4-1,0-0", 1, 0 },
-      { KRONBLAS_R_32F, 16, 4, 32, 1, "3-1,0-0", 1, 0 }, { KRONBLAS_R_32F, 16, 4, 32, 2, "3-1,0-0", 1, 0 },
-      { KRONBLAS_R_64F, 16, 4, 32, 1, "3-1,0-0", 1, 0 }, { KRONBLAS_R_32F, 16, 5, 16, 1, "4-1,0-0", 1, 0 },
-      { KRONBLAS_R_32F, 1024, 4, 16, 1, "3-2,1-0", 0, 0 },
-      { KRONBLAS_R_64F, 1024, 6, 6, 1, "5-3,2-0", -1, 0 },
-      { KRONBLAS_R_32F, 16, 3, 64, 1, "2-2,1-0", 1, 0 }, { KRONBLAS_R_32F, 16, 3, 64, 2, "2-2,1-0", 1, 0 },
-      { KRONBLAS_R_64F, 16, 3, 64, 1, "2-1,0-0", 1, 0 }, { KRONBLAS_R_32F, 2, 3, 64, 1, "2-1,0-0", 1, 0 },
-      { KRONBLAS_R_32F, 1, 3, 64, 2, "2-1,0-0", 1, 0 },
-      { KRONBLAS_R_64F, 1024, 2, 64, 1, "1-0", 1, 0 }, { KRONBLAS_R_64F, 1024, 2, 64, 2, "1-0", 1, 0 },
-      { KRONBLAS_R_64F, 1, 2, 64, 2, "1-1,0-0", 1, 0 }, { KRONBLAS_R_64F, 256, 2, 128, 1, "1-1,0-0", 1, 0 },
+      { KRONBLAS_R_64F, 16, 5, 16, 2, "4-1,0-0", 1, 0, 0 },
+      /* the last group, factor 0 alone over row buffers of 4-8 MiB, in
+       * tiles of 16 vectors (AMD Zen 5, float, one thread: 1080 against
+       * 1640 kcycles a row at 4 vectors) */
+      { KRONBLAS_R_32F, 16, 4, 32, 1, "3-1,0-0", 1, 0, 256 },
+      { KRONBLAS_R_32F, 16, 4, 32, 2, "3-1,0-0", 1, 0, 256 },
+      { KRONBLAS_R_64F, 16, 4, 32, 1, "3-1,0-0", 1, 0, 128 },
+      { KRONBLAS_R_32F, 16, 5, 16, 1, "4-1,0-0", 1, 0, 256 },
+      { KRONBLAS_R_32F, 1024, 4, 16, 1, "3-2,1-0", 0, 0, 0 },
+      { KRONBLAS_R_64F, 1024, 6, 6, 1, "5-3,2-0", -1, 0, 0 },
+      { KRONBLAS_R_32F, 16, 3, 64, 1, "2-2,1-0", 1, 0, 0 },
+      { KRONBLAS_R_32F, 16, 3, 64, 2, "2-2,1-0", 1, 0, 0 },
+      { KRONBLAS_R_64F, 16, 3, 64, 1, "2-1,0-0", 1, 0, 0 }, { KRONBLAS_R_32F, 2, 3, 64, 1, "2-1,0-0", 1, 0, 0 },
+      { KRONBLAS_R_32F, 1, 3, 64, 2, "2-1,0-0", 1, 0, 0 },
+      { KRONBLAS_R_64F, 1024, 2, 64, 1, "1-0", 1, 0, 0 }, { KRONBLAS_R_64F, 1024, 2, 64, 2, "1-0", 1, 0, 0 },
+      { KRONBLAS_R_64F, 1, 2, 64, 2, "1-1,0-0", 1, 0, 0 },
+      { KRONBLAS_R_64F, 256, 2, 128, 1, "1-1,0-0", 1, 0, 0 },
       /* banded plans: 3^7 (float 0.75x the other plan's time, one thread,
        * double 0.90x), not 6^6 (float 1.04x, double 1.07-1.12x) */
-      { KRONBLAS_R_32F, 1024, 7, 3, 1, "6-0", 0, 1 }, { KRONBLAS_R_32F, 1024, 7, 3, 2, "6-0", 0, 1 },
-      { KRONBLAS_R_64F, 1024, 7, 3, 2, "6-0", 0, 1 }, { KRONBLAS_R_32F, 1024, 6, 6, 1, "5-4,3-2,1-0", -1, 0 },
+      { KRONBLAS_R_32F, 1024, 7, 3, 1, "6-0", 0, 1, 0 }, { KRONBLAS_R_32F, 1024, 7, 3, 2, "6-0", 0, 1, 0 },
+      { KRONBLAS_R_64F, 1024, 7, 3, 2, "6-0", 0, 1, 0 },
+      { KRONBLAS_R_32F, 1024, 6, 6, 1, "5-4,3-2,1-0", -1, 0, 0 },
     };
     const kb_cpu_opt_t *kt = kb_cpu_kernels_for(KRONBLAS_R_32F);
     if (kt == NULL || strcmp(kt->name, "avx512") != 0) {
@@ -1144,12 +1220,15 @@ int main(void)
          * (float 2.97 -> 2.66 ms, double 7.6 -> 5.6, one thread) */
         if (strcmp(got, cases[ci].groups) != 0 || (cases[ci].inplace >= 0 && pl.inplace != cases[ci].inplace) ||
             pl.band != cases[ci].band ||
+            (cases[ci].lastnb > 0 && (pl.ngroups < 1 || pl.g[pl.ngroups - 1].nb != cases[ci].lastnb)) ||
             (pl.band && (cases[ci].p == 3) != (pl.band_dense[pl.band_nsteps - 1] == 3)) ||
             (pl.band && (cases[ci].m == 16) != (pl.band_col_e > 0))) {
           ok = 0;
-          snprintf(msg, sizeof msg, ": %c %lld_%lldx%lld^%lld, %d threads: groups %s%s%s, expected %s%s%s",
+          snprintf(msg, sizeof msg,
+                   ": %c %lld_%lldx%lld^%lld, %d threads: groups %s (last nb %d)%s%s, expected %s%s%s",
                    pb.type == KRONBLAS_R_32F ? 's' : 'd', (long long)pb.m, (long long)cases[ci].p,
                    (long long)cases[ci].p, (long long)pb.nfactors, cases[ci].nthreads, got,
+                   pl.ngroups > 0 ? pl.g[pl.ngroups - 1].nb : 0,
                    pl.inplace ? " ip1" : "", pl.band ? (pl.band_dense[pl.band_nsteps - 1] ? " bd1 dense" : " bd1") : "",
                    cases[ci].groups,
                    cases[ci].inplace == 1 ? " ip1" : "", cases[ci].band ? " bd1" : "");

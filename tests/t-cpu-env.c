@@ -25,7 +25,8 @@ int main(void)
   const float *F[3] = { f0, f1, f2 };
   const float one = 1, zero = 0;
   long double ref[30 * 5], mag[30 * 5];
-  int fd, found = 0;
+  int fd, found = 0, i;
+  unsigned long llc = 0, sys_l3 = 0;
   FILE *f;
   kronblasStatus_t st;
   int64_t nbad;
@@ -39,7 +40,7 @@ int main(void)
   setenv("KRONBLAS_CPU_ISA", "generic", 1);
   setenv("KRONBLAS_LOG_LEVEL", "info", 1);
   setenv("KRONBLAS_LOG_FILE", logname, 1);
-  tap_plan(3);
+  tap_plan(4);
   kb_rng_seed(&r, seed);
   kb_rng_fill(&r, KRONBLAS_R_32F, X, m * K);
   kb_rng_fill(&r, KRONBLAS_R_32F, f0, 15);
@@ -57,11 +58,43 @@ int main(void)
   tap_ok(nbad == 0, "result against the explicit product: %" PRId64 " wrong", nbad);
   f = fopen(logname, "r");
   while (f != NULL && fgets(line, sizeof line, f) != NULL)
-    if (strstr(line, "cpu kernels: generic (KRONBLAS_CPU_ISA)") != NULL)
+    if (strstr(line, "cpu kernels: generic (KRONBLAS_CPU_ISA)") != NULL) {
+      const char *c = strstr(line, "LLC ");
       found = 1;
+      if (c != NULL)
+        llc = strtoul(c + 4, NULL, 10);
+    }
   if (f != NULL)
     fclose(f);
   tap_ok(found, "the log names the forced kernels (\"cpu kernels: generic (KRONBLAS_CPU_ISA)\")");
+  /* the planner's last-level cache is at most the L3 instance Linux shows
+   * for CPU 0 (glibc's sysconf gives AMD EPYC's whole package: 384 MiB
+   * where a core complex has 32) */
+  for (i = 0; i < 16; i++) {
+    char path[96];
+    long level = 0;
+    FILE *c;
+    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/level", i);
+    if ((c = fopen(path, "r")) == NULL)
+      break;
+    if (fscanf(c, "%ld", &level) != 1)
+      level = 0;
+    fclose(c);
+    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
+    if (level == 3 && (c = fopen(path, "r")) != NULL) {
+      char unit = 'K';
+      if (fscanf(c, "%lu%c", &sys_l3, &unit) < 1)
+        sys_l3 = 0;
+      sys_l3 = unit == 'M' ? sys_l3 << 10 : unit == 'K' ? sys_l3 : sys_l3 >> 10;
+      fclose(c);
+      break;
+    }
+  }
+  if (sys_l3 == 0)
+    tap_skip("no L3 in /sys/devices/system/cpu/cpu0/cache (the log says LLC %lu KiB)", llc);
+  else
+    tap_ok(llc > 0 && llc <= sys_l3, "the planner's LLC (%lu KiB, from the log) within CPU 0's L3 (%lu KiB)", llc,
+           sys_l3);
   kronblasDestroy(h);
   unlink(logname);
   return tap_done();
