@@ -1196,10 +1196,15 @@ static void kb_cpu_plan_layout(const kb_problem_t *pb, size_t esz, kb_cpu_plan_t
    * where the row is still in L2 when its turn comes: rows of X
    * contiguous, and room for one beside the row buffers and tiles of the
    * current row (measured: 1024_16x16^4 double, 1.6 MiB of them, 4% slower
-   * with it).  It is not priced: it changes no choice of the model. */
+   * with it).  Room means at most 3/4 of L2: on AMD Zen 5 (1 MiB L2)
+   * double 1024_8x8^5, whose row, row buffers and tiles fill 81% of it,
+   * ran 18.2-19.6 ms without the read-ahead against 20.4-22.7 with it
+   * (two threads, interleaved); the lines read ahead evict the row buffers
+   * the later group still reads.  (Ice Lake's 1.25 MiB L2 took that row
+   * at 65%.)  It is not priced: it changes no choice of the model. */
   pl->pf_next_row = !pl->band && pl->strategy == KB_CPU_PER_ROW && pl->split_rows && pb->m > 1 &&
                     pb->xs_k == 1 &&
-                    (size_t)pb->K * esz + tile_bytes + 2 * (size_t)pl->row_elems * esz <= kb_cpu_l2;
+                    4 * ((size_t)pb->K * esz + tile_bytes + 2 * (size_t)pl->row_elems * esz) <= 3 * kb_cpu_l2;
   /* switched off only where it would be on, so that equal plans compare equal */
   pl->no_read_ahead = pl->no_read_ahead && pl->pf_next_row;
   if (pl->no_read_ahead)
