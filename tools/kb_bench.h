@@ -175,10 +175,10 @@ void kb_bench_cpu_settle(void);
  * large square problem, and copy bandwidth (bytes read + written per s). */
 double kb_bench_cpu_gemm_rate(kronblasDataType_t type, int nthreads);
 double kb_bench_cpu_copy_bw(int nthreads);
-/* OpenBLAS' kernel set ("core"), and, where OpenBLAS runs its AVX2 kernels
- * on a CPU with AVX-512 (a CPU newer than its table), the core it should
- * be told to use through OPENBLAS_CORETYPE; NULL when none (or without
- * OpenBLAS). */
+/* OpenBLAS' kernel set ("core"), and, where it runs AVX2 kernels on a CPU
+ * with AVX-512 (OPENBLAS_CORETYPE says so, or the CPU is newer than its
+ * table), the AVX-512 core to name in OPENBLAS_CORETYPE instead; NULL when
+ * none (or without OpenBLAS). */
 const char *kb_bench_cpu_blas_core(void);
 const char *kb_bench_cpu_blas_better_core(void);
 /* Runs a plan once; W0, W1 hold pl->ws_elems elements each. 0 on success. */
