@@ -54,6 +54,7 @@
 #define KB_BW_MROWS 1.2e12         /* X along m, element-wise cp.async (H200, RIGHT/N 16_16x16^5
                                       float: the first launch 0.095 ms, priced 0.09) */
 #define KB_LAUNCH_S 4e-6
+#define KB_DRAM_BURST 64.0        /* bytes: HBM's access granule (two 32-byte sectors) */
 #define KB_BW_BLOCK 50e9            /* bytes/s one block alone moves: a guess, fitted with KB_STEP_LAT_S */
 #define KB_STEP_LAT_S 0.15e-6      /* per factor of a tile: loads' latency, barriers */
 /* Share of an SM's FMA rate one block alone reaches (few warps, latency
@@ -165,14 +166,21 @@ static double kb_fast_cost(const kb_problem_t *pb, const kb_dev_rates_t *dv, con
   const int64_t sec = 32 / (int64_t)kb_type_size(pb->type);
   const double mpad = mrows || mout ? (double)((pb->m + c->TM - 1) / c->TM * c->TM) : m;
   const double msec = (double)((pb->m + sec - 1) / sec * sec);
-  double flops = 0, Kf = (double)K, t, tb, tf, fill, tiles;
+  double flops = 0, Kf = (double)K, t, tb, tf, fill, tiles, wburst;
   int f;
   for (f = 0; f < c->F; f++) {
     flops += 2.0 * mpad * Kf * c->Q;
     Kf = Kf / c->P * c->Q;
   }
+  /* Output runs of one 32-byte sector (TK / P^F elements; a slab that is
+   * the whole vector writes it whole): DRAM takes 64-byte bursts, so each
+   * such run costs a burst (H100, tuner's timings: float 4x4 four fused
+   * on slabs of 2048 and double on 1024, runs of 32 bytes, took 1.5-1.6x
+   * as long as one to three fused at every m from 100 to 1024, where the
+   * model priced them equal; the reads are whole). */
+  wburst = c->TK != K && c->run * esz < KB_DRAM_BURST ? KB_DRAM_BURST / (c->run * esz) : 1.0;
   tb = (mrows ? msec * (double)K * esz / (KB_BW_MROWS < bw ? KB_BW_MROWS : bw) : m * (double)K * esz / bw) +
-       (!mout ? m * Kf * esz / bw
+       (!mout ? m * Kf * esz * wburst / bw
               : kb_cuda_cfg_mstore(c) ? msec * Kf * esz / (KB_BW_MROWS < bw ? KB_BW_MROWS : bw)
                                       : m * Kf * 32.0 / bw);
   tiles = (double)(K / c->TK) * (double)((pb->m + c->TM - 1) / c->TM);
