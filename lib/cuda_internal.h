@@ -18,6 +18,7 @@ typedef struct {
   struct kb_cuda_plan_entry *plans;   /* measured plans (cuda_tune.c) */
   struct kb_cuda_plan_entry *model_plans;   /* the model's, kept per key */
   void *cublas;             /* cublasHandle_t, created at the first cuBLAS step */
+  void *cublas_stream;      /* the stream cs->cublas was last set to */
 } kb_cuda_state_t;
 
 /* Runs one planned step (kernel launch or cuBLAS call) on a stream;
