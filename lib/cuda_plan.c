@@ -175,7 +175,7 @@ static double kb_fast_cost(const kb_problem_t *pb, const kb_dev_rates_t *dv, con
   /* Output runs of one 32-byte sector (TK / P^F elements; a slab that is
    * the whole vector writes it whole): DRAM takes 64-byte bursts, so each
    * such run costs a burst (H100, tuner's timings: float 4x4 four fused
-   * on slabs of 2048 and double on 1024, runs of 32 bytes, took 1.5-1.6x
+   * on slabs of 2048 and double on 1024, runs of 32 bytes, took 1.3-1.6x
    * as long as one to three fused at every m from 100 to 1024, where the
    * model priced them equal; the reads are whole). */
   wburst = c->TK != K && c->run * esz < KB_DRAM_BURST ? KB_DRAM_BURST / (c->run * esz) : 1.0;
