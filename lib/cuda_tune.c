@@ -231,7 +231,7 @@ static double kb_tune_cost(void *ctxv, int64_t i, int64_t K, int kernel, int nf)
   st.batch = 1;
   st.K = K;
   /* generic and cuBLAS: one factor */
-  st.nf = kernel == KB_KERNEL_SMALL || kernel == KB_KERNEL_ROW ? nf : kernel < 0 ? 1 : cfg[kernel].F;
+  st.nf = kernel == KB_KERNEL_SMALL || kb_cuda_kernel_is_row(kernel) ? nf : kernel < 0 ? 1 : cfg[kernel].F;
   for (f = 0; f < st.nf; f++) {
     st.p[f] = pb->p[i - f];
     st.q[f] = pb->q[i - f];
@@ -291,7 +291,7 @@ static double kb_tune_cost(void *ctxv, int64_t i, int64_t K, int kernel, int nf)
          (long long)i, (long long)(i - st.nf + 1), (long long)K,
          kernel == KB_KERNEL_GENERIC ? "generic" : kernel == KB_KERNEL_CUBLAS ? "cublas" :
          kernel == KB_KERNEL_CUBLAS_COL ? "cublas_col" : kernel == KB_KERNEL_CUBLAS_NAT ? "cublas_nat" :
-         kernel == KB_KERNEL_SMALL ? "small" : kernel == KB_KERNEL_ROW ? "row" : "config", kernel,
+         kernel == KB_KERNEL_SMALL ? "small" : kb_cuda_kernel_is_row(kernel) ? "row" : "config", kernel,
          kernel >= 0 ? cfg[kernel].threads : 0, kernel >= 0 ? cfg[kernel].occupancy : 0, word[0] ? " " : "", word,
          kernel >= 0 && cfg[kernel].variant ? " variant" : "", ms / KB_TUNE_REPS);
   return ms / KB_TUNE_REPS * 1e-3;
@@ -469,6 +469,9 @@ void kb_cuda_wisdom_each(struct kronblasContext *h,
         snprintf(word, sizeof word, "small:%d", s->nf);
       else if (s->kernel == KB_KERNEL_ROW)
         snprintf(word, sizeof word, "row:%d", s->nf);
+      else if (kb_cuda_kernel_is_row(s->kernel))
+        snprintf(word, sizeof word, "row:%d:c%d:t%d", s->nf, kb_cuda_row_var_C(s->kernel),
+                 kb_cuda_row_var_T(s->kernel));
       else if (s->kernel == KB_KERNEL_CUBLAS)
         strcpy(word, "cublas");
       else if (s->kernel == KB_KERNEL_CUBLAS_COL)
@@ -630,15 +633,25 @@ kronblasStatus_t kb_cuda_wisdom_add(struct kronblasContext *h, const char *keys,
         goto bad;
     } else if (strncmp(word, "row:", 4) == 0) {
       /* row:F, one step of every factor (F == nf == n), X along K, Y along
-       * L, the row and the factors fitting in this device's shared memory. */
+       * L, the row and the factors fitting in this device's shared memory;
+       * row:F:cC:tT, the same in clusters of C blocks of T threads. */
       const char *w = word + 4;
-      int64_t F;
+      int64_t F, C = 0, T = 0;
       kb_cuda_row_geom_t g;
       kern = KB_KERNEL_ROW;
-      if (*w == '0' || kb_wnum(&w, KB_CUDA_MAXF, &F) != 0 || *w != '\0' || F != nf || nf != n ||
+      if (*w == '0' || kb_wnum(&w, KB_CUDA_MAXF, &F) != 0 || F != nf || nf != n ||
           ih != n - 1 || !real || !k.contig || !k.y_contig || k.policy != KRONBLAS_KERNELS_ALL)
         goto bad;
-      if (kb_cuda_row_geom(k.type, k.m, 1, Kin[ih], (int)nf, k.p, k.q, &g) != 0)
+      if (strncmp(w, ":c", 2) == 0) {
+        w += 2;
+        if (*w == '0' || kb_wnum(&w, 8, &C) != 0 || strncmp(w, ":t", 2) != 0)
+          goto bad;
+        w += 2;
+        if (*w == '0' || kb_wnum(&w, 512, &T) != 0 || T % 64 != 0)
+          goto bad;
+        kern = kb_cuda_row_var_kernel((int)C, (int)T);
+      }
+      if (*w != '\0' || kb_cuda_row_geom_k(kern, k.type, k.m, 1, Kin[ih], (int)nf, k.p, k.q, &g) != 0)
         goto bad;
     } else if (strcmp(word, "cublas_nat") == 0) {
       /* The whole plan is the natural-order plan (checked below). */

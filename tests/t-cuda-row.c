@@ -8,7 +8,9 @@
  * their own factors, beta = 0 over a NaN Y, device pointer mode with alpha
  * = 0 over NaN inputs, Y = X; the words that cannot be one are refused on
  * import; the tuner times the kernel; P not a power of two with two
- * vectors per SM at least (256-thread blocks).  KRONBLAS_TEST_QUICK: one
+ * vectors per SM at least (256-thread blocks); the measured planner's
+ * variants (row:N:cC:tT: cluster and block sizes fixed), forced and timed.
+ * KRONBLAS_TEST_QUICK: one
  * case per shape, m <= 3, no tuner run (for racecheck).  SKIPs without a
  * CUDA device. */
 #include "t-cuda-util.c"
@@ -62,6 +64,45 @@ static void forced(void)
     }
 }
 
+/* The measured planner's variants (row:N:cC:tT, the cluster and block
+ * sizes fixed): one block of fewer threads than the geometry's choice,
+ * every cluster size a type and P instantiates besides its usual one, and
+ * block sizes that leave threads without a slice (T above the slices). */
+static void variants(void)
+{
+  static const struct {
+    int type;
+    int64_t P, n, mmax, C, T;
+  } sh[] = {
+    { 0, 8, 5, 5, 1, 64 },   { 0, 8, 5, 5, 2, 128 },  { 0, 8, 5, 5, 8, 512 },  { 0, 8, 3, 20, 1, 448 },
+    { 0, 16, 4, 3, 4, 192 }, { 0, 6, 5, 9, 6, 64 },   { 0, 4, 6, 9, 2, 256 },  { 1, 4, 6, 9, 4, 128 },
+    { 1, 4, 7, 3, 4, 128 },  { 1, 8, 4, 9, 4, 256 },  { 1, 6, 4, 9, 2, 512 },  { 1, 16, 4, 3, 8, 64 },
+  };
+  size_t s;
+  int rep;
+  const int reps = tc_quick() ? 1 : 3;
+  for (s = 0; s < sizeof sh / sizeof sh[0]; s++)
+    for (rep = 0; rep < reps; rep++) {
+      int64_t p[TC_MAXF], i;
+      char plan[48];
+      tc_case_t c;
+      for (i = 0; i < sh[s].n; i++)
+        p[i] = sh[s].P;
+      tc_case_init(&c, sh[s].type ? KRONBLAS_R_64F : KRONBLAS_R_32F, KRONBLAS_SIDE_LEFT, KRONBLAS_OP_N,
+                   (int)tc_range(0, 2), tc_range(1, tc_quick() && sh[s].mmax > 3 ? 3 : sh[s].mmax), sh[s].n, p, p);
+      c.variant = (int)tc_range(0, 3);
+      tc_case_batch(&c, 3);
+      if (rep == 1) c.beta[0] = c.beta[1] = 0;
+      if (rep == 2) {
+        c.ldx = tc_K(&c) + 1;
+        c.ldy = tc_L(&c) + 3;
+      }
+      snprintf(plan, sizeof plan, "%lld:%lld:row:%lld:c%lld:t%lld", (long long)(sh[s].n - 1), (long long)sh[s].n,
+               (long long)sh[s].n, (long long)sh[s].C, (long long)sh[s].T);
+      ts_forced(&c, plan);
+    }
+}
+
 /* Device pointer mode (alpha = 0 over NaN X and factors), Y = X. */
 static void special(void)
 {
@@ -98,6 +139,16 @@ static void bad_words(void)
     { "t1 xk1 yl1 dp0 pol0 m3 32x32,32x32", "1:2:row:2", "double P = 32 (not instantiated)" },
     { "t0 xk1 yl1 dp0 pol0 m3 9x9,9x9", "1:2:row:2", "P = 9 (not instantiated)" },
     { "t0 xk1 yl1 dp0 pol0 m3 8x8,8x8,8x8", "2:3:row:03", "a leading zero" },
+    { "t0 xk1 yl1 dp0 pol0 m3 8x8,8x8,8x8", "2:3:row:3:c3:t128", "a cluster of 3 for P = 8 (not instantiated)" },
+    { "t0 xk1 yl1 dp0 pol0 m3 8x8,8x8,8x8", "2:3:row:3:c2:t96", "96 threads (not a multiple of 64)" },
+    { "t0 xk1 yl1 dp0 pol0 m3 8x8,8x8,8x8", "2:3:row:3:c2:t1024", "1024 threads" },
+    { "t0 xk1 yl1 dp0 pol0 m3 8x8,8x8,8x8", "2:3:row:3:c2", "no block size" },
+    { "t0 xk1 yl1 dp0 pol0 m3 8x8,8x8,8x8", "2:3:row:3:c02:t128", "a leading zero in C" },
+    { "t0 xk1 yl1 dp0 pol0 m3 8x8,8x8,8x8", "2:3:row:3:c0:t128", "C = 0" },
+    { "t0 xk1 yl1 dp0 pol0 m3 8x8,8x8,8x8", "2:3:row:3:c2:t128x", "trailing text" },
+    { "t0 xk1 yl1 dp0 pol0 m3 8x8,8x8", "1:2:row:2:c2:t128", "a cluster with two factors" },
+    { "t0 xk1 yl1 dp0 pol0 m3 8x8,8x8,8x8,8x8,8x8,8x8", "5:6:row:6:c1:t512", "float 8^6 in one block (1 MB)" },
+    { "t1 xk1 yl1 dp0 pol0 m3 8x8,8x8,8x8,8x8,8x8", "4:5:row:5:c2:t256", "double 8^5 in clusters of 2 (not instantiated)" },
   };
   ts_refused(bad, sizeof bad / sizeof bad[0]);
   tap_ok(ts_import("t1 xk1 yl1 dp1 pol0 m3 8x8,8x8,8x8", "2:3:row:3"), "and takes it in device pointer mode");
@@ -121,6 +172,8 @@ static void tuned(void)
   c.tune = 1;
   b = ts_run_log(&c);
   tap_ok(b != NULL && strstr(b, "K=32768 row -6") != NULL, "the tuner times the whole-row kernel (64_8x8^5 float)");
+  tap_ok(b != NULL && strstr(b, " c1:t512: ") != NULL && strstr(b, " c8:t128: ") != NULL,
+         "  ... and its variants (one 512-thread block, clusters of eight 128-thread blocks)");
   free(b);
   kronblasForgetWisdom(tc_gpu);
 }
@@ -129,6 +182,7 @@ int main(void)
 {
   ts_setup("t-cuda-row");
   forced();
+  variants();
   special();
   bad_words();
   tuned();

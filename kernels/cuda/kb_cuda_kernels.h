@@ -51,6 +51,16 @@ enum { KB_KERNEL_SMALL = -4 };
  * shared memory whole; each digit updated in place.  (-5 is the
  * natural-order plan's, lib/cuda_internal.h.) */
 enum { KB_KERNEL_ROW = -6 };
+/* Whole-row kernel steps with the cluster size C (1 or an instantiated
+ * cluster) and the block size T (64..512, a multiple of 64) fixed instead
+ * of chosen by kb_cuda_row_geom: kernel KB_KERNEL_ROW_VAR - (16 * C + T / 64).
+ * Only the measured planner takes them (the model cannot rank them). */
+enum { KB_KERNEL_ROW_VAR = -64 };
+static inline int kb_cuda_row_var_kernel(int C, int T) { return KB_KERNEL_ROW_VAR - (16 * C + T / 64); }
+static inline int kb_cuda_kernel_is_row(int k) { return k == KB_KERNEL_ROW || k < KB_KERNEL_ROW_VAR; }
+/* C and T of a variant; 0 for KB_KERNEL_ROW (the geometry's choice). */
+static inline int kb_cuda_row_var_C(int k) { return k < KB_KERNEL_ROW_VAR ? (KB_KERNEL_ROW_VAR - k) / 16 : 0; }
+static inline int kb_cuda_row_var_T(int k) { return k < KB_KERNEL_ROW_VAR ? (KB_KERNEL_ROW_VAR - k) % 16 * 64 : 0; }
 
 typedef struct {
   int type;                          /* kronblasDataType_t */
@@ -241,6 +251,11 @@ typedef struct {
 } kb_cuda_row_geom_t;
 int kb_cuda_row_geom(int type, int64_t m, int64_t batch, int64_t K, int nf, const int64_t *p,
                      const int64_t *q, kb_cuda_row_geom_t *g);
+/* The same for a step of kernel kern (KB_KERNEL_ROW or a variant): -1 also
+ * where the variant's cluster is not instantiated for P or its share does
+ * not fit. */
+int kb_cuda_row_geom_k(int kern, int type, int64_t m, int64_t batch, int64_t K, int nf, const int64_t *p,
+                       const int64_t *q, kb_cuda_row_geom_t *g);
 /* Launches a KB_KERNEL_ROW step.  Returns a cudaError_t. */
 int kb_cuda_row_launch(const kb_cuda_step_t *st, void *stream);
 

@@ -644,8 +644,9 @@ static bool kb_row_cluster_ok(int dev, int type, int P, int C, int smem_max)
   return known > 0;
 }
 
-extern "C" int kb_cuda_row_geom(int type, int64_t m, int64_t batch, int64_t K, int nf, const int64_t *p,
-                                const int64_t *q, kb_cuda_row_geom_t *g)
+// creq, treq: kb_cuda_row_var_C/T of the step's kernel (0: the choice below).
+static int kb_row_geom(int creq, int treq, int type, int64_t m, int64_t batch, int64_t K, int nf, const int64_t *p,
+                       const int64_t *q, kb_cuda_row_geom_t *g)
 {
   const int esz = type == 0 ? 4 : type == 1 ? 8 : 0;
   const int64_t chunk = esz > 0 ? 8 * (16 / esz) : 1;   // whole rows of 8 chunks
@@ -680,8 +681,15 @@ extern "C" int kb_cuda_row_geom(int type, int64_t m, int64_t batch, int64_t K, i
       small = c;
   }
   C = small > 0 ? small : fit;
+  if (creq == 1 && !one)
+    return -1;
+  if (creq > 1) {
+    if (nf < 3 || kb_row_cl_kernel(type, (int)P, creq) == nullptr || share(creq) > smem_max)
+      return -1;
+    C = creq;
+  }
   if (C > 1 && !kb_row_cluster_ok(dev, type, (int)P, C, smem_max))
-    C = share(1) <= smem_max ? 1 : 0;   // no clusters here: one block, where the vector fits
+    C = share(1) <= smem_max && creq <= 1 ? 1 : 0;   // no clusters here: one block, where the vector fits
   if (C == 0)
     return -1;
   Kl = K / C;
@@ -702,11 +710,30 @@ extern "C" int kb_cuda_row_geom(int type, int64_t m, int64_t batch, int64_t K, i
   const int64_t most =
       g->smem <= KB_ROW_SHARE_SMALL && (C > 1 || (!pow2 && m * batch >= 2 * (int64_t)nsm)) ? 256 : KB_ROW_NT;
   g->threads = (int)(threads < 64 ? 64 : threads > most ? most : threads);
+  if (treq > 0) {
+    if (treq % 64 != 0 || treq > KB_ROW_NT)
+      return -1;
+    g->threads = treq;
+  }
   g->blocks = m * batch * C;
   g->nsm = nsm;
   g->dev = dev;
   g->smem_max = smem_max;
   return 0;
+}
+
+extern "C" int kb_cuda_row_geom(int type, int64_t m, int64_t batch, int64_t K, int nf, const int64_t *p,
+                                const int64_t *q, kb_cuda_row_geom_t *g)
+{
+  return kb_row_geom(0, 0, type, m, batch, K, nf, p, q, g);
+}
+
+extern "C" int kb_cuda_row_geom_k(int kern, int type, int64_t m, int64_t batch, int64_t K, int nf, const int64_t *p,
+                                  const int64_t *q, kb_cuda_row_geom_t *g)
+{
+  if (!kb_cuda_kernel_is_row(kern))
+    return -1;
+  return kb_row_geom(kb_cuda_row_var_C(kern), kb_cuda_row_var_T(kern), type, m, batch, K, nf, p, q, g);
 }
 
 template <typename T, int P>
@@ -756,7 +783,7 @@ static int kb_row_launch_t(const kb_cuda_step_t *st, void *stream)
   const int64_t P = st->p[0];
   const int G = kb_row_g(st->type, P), VL = 16 / (int)sizeof(T);
   if (st->in_is != 1 || st->out_is != 1 || st->conj_in || st->conjF ||
-      kb_cuda_row_geom(st->type, st->m, st->batch, st->K, st->nf, st->p, st->q, &g) != 0)
+      kb_cuda_row_geom_k(st->kernel, st->type, st->m, st->batch, st->K, st->nf, st->p, st->q, &g) != 0)
     return (int)cudaErrorInvalidValue;   // the planner never sends such a step here
   dev = g.dev;
   smem_max = g.smem_max;

@@ -401,7 +401,7 @@ extern "C" int kb_cuda_launch_step(const kb_cuda_step_t *st, void *stream)
   }
   if (st->kernel == KB_KERNEL_SMALL)
     return kb_cuda_small_launch(st, stream);
-  if (st->kernel == KB_KERNEL_ROW)
+  if (kb_cuda_kernel_is_row(st->kernel))
     return kb_cuda_row_launch(st, stream);
   if (st->nf != 1)
     return (int)cudaErrorInvalidValue;
