@@ -56,11 +56,13 @@ enum { KB_KERNEL_ROW = -6 };
  * of chosen by kb_cuda_row_geom: kernel KB_KERNEL_ROW_VAR - (16 * C + T / 64).
  * Only the measured planner takes them (the model cannot rank them). */
 enum { KB_KERNEL_ROW_VAR = -64 };
+#ifndef __CUDACC_RTC__   /* host functions: NVRTC refuses them (JIT source) */
 static inline int kb_cuda_row_var_kernel(int C, int T) { return KB_KERNEL_ROW_VAR - (16 * C + T / 64); }
 static inline int kb_cuda_kernel_is_row(int k) { return k == KB_KERNEL_ROW || k < KB_KERNEL_ROW_VAR; }
 /* C and T of a variant; 0 for KB_KERNEL_ROW (the geometry's choice). */
 static inline int kb_cuda_row_var_C(int k) { return k < KB_KERNEL_ROW_VAR ? (KB_KERNEL_ROW_VAR - k) / 16 : 0; }
 static inline int kb_cuda_row_var_T(int k) { return k < KB_KERNEL_ROW_VAR ? (KB_KERNEL_ROW_VAR - k) % 16 * 64 : 0; }
+#endif
 
 typedef struct {
   int type;                          /* kronblasDataType_t */
