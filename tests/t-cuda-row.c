@@ -31,6 +31,9 @@ static void forced(void)
     { 0, 4, 8, 3, 0 },   { 0, 5, 7, 3, 0 },   { 0, 6, 7, 2, 0 },   { 0, 7, 6, 3, 0 },  { 0, 8, 6, 3, 0 },
     { 0, 16, 4, 3, 0 },  { 1, 4, 8, 3, 0 },   { 1, 5, 7, 3, 0 },   { 1, 6, 6, 3, 0 },  { 1, 7, 6, 3, 0 },
     { 1, 8, 5, 3, 0 },   { 1, 16, 4, 3, 0 },
+    /* vectors one block holds, split over a cluster of 128-thread blocks
+     * by choice (the table's pref and T) */
+    { 1, 4, 7, 3, 0 },   { 0, 6, 6, 3, 0 },
     /* two blocks per SM at least: P not a power of two runs 256-thread
      * blocks there (kb_cuda_row_geom) */
     { 0, 7, 5, 300, 280 }, { 0, 3, 7, 300, 280 }, { 1, 6, 5, 300, 280 }, { 1, 3, 7, 300, 280 },

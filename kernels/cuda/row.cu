@@ -567,25 +567,34 @@ static int kb_row_g(int type, int64_t P) { return type == 0 ? (P <= 16 ? 4 : 2) 
 // that one's share is at most KB_ROW_SHARE_SMALL (three blocks per SM);
 // a longer vector takes the fewest blocks of this table whose share is at
 // most that, else the fewest whose share fits.  Smallest C first.
+// T: the entry's block size where 256 was measured slower (H100, session
+// 13, the tuner's timings of every cluster and block size, ms, the
+// choice before / 128 threads: double 1024_4x4^7 0.221 (one 512-thread
+// block) / 0.163, 2967_4x4^7 0.585 / 0.408, 100_4x4^7 0.0235 / 0.0225;
+// float 1024_6x6^6 0.403 (one block) / 0.368 -- with 256 threads 0.482,
+// session 6's "6 blocks slower" --; double 1024_8x8^5 0.313 / 0.299;
+// other entries within 2%, double 1024_16x16^4 0.784 / 0.797), marked
+// pref too where one block used to take the vector; only for shares of at
+// most KB_ROW_SHARE_SMALL (several blocks an SM), where it was measured.
 // Each entry's kernel is here too, so the host's choice and the kernels
 // that exist are one list.
 static const struct {
-  int type, P, C, pref;
+  int type, P, C, pref, T;
   const void *fn;
 } kb_row_cl_tab[] = {
-  { 0, 4, 2, 0, (const void *)kb_row_cluster_kernel<float, 4, 2> },
-  { 0, 5, 5, 0, (const void *)kb_row_cluster_kernel<float, 5, 5> },
-  { 0, 6, 6, 0, (const void *)kb_row_cluster_kernel<float, 6, 6> },
-  { 0, 7, 7, 0, (const void *)kb_row_cluster_kernel<float, 7, 7> },
-  { 0, 8, 2, 1, (const void *)kb_row_cluster_kernel<float, 8, 2> },
-  { 0, 8, 8, 0, (const void *)kb_row_cluster_kernel<float, 8, 8> },
-  { 0, 16, 4, 0, (const void *)kb_row_cluster_kernel<float, 16, 4> },
-  { 1, 4, 4, 0, (const void *)kb_row_cluster_kernel<double, 4, 4> },
-  { 1, 5, 5, 0, (const void *)kb_row_cluster_kernel<double, 5, 5> },
-  { 1, 6, 2, 0, (const void *)kb_row_cluster_kernel<double, 6, 2> },
-  { 1, 7, 7, 0, (const void *)kb_row_cluster_kernel<double, 7, 7> },
-  { 1, 8, 4, 0, (const void *)kb_row_cluster_kernel<double, 8, 4> },
-  { 1, 16, 8, 0, (const void *)kb_row_cluster_kernel<double, 16, 8> },
+  { 0, 4, 2, 0, 0, (const void *)kb_row_cluster_kernel<float, 4, 2> },
+  { 0, 5, 5, 0, 0, (const void *)kb_row_cluster_kernel<float, 5, 5> },
+  { 0, 6, 6, 1, 128, (const void *)kb_row_cluster_kernel<float, 6, 6> },
+  { 0, 7, 7, 0, 0, (const void *)kb_row_cluster_kernel<float, 7, 7> },
+  { 0, 8, 2, 1, 0, (const void *)kb_row_cluster_kernel<float, 8, 2> },
+  { 0, 8, 8, 0, 0, (const void *)kb_row_cluster_kernel<float, 8, 8> },
+  { 0, 16, 4, 0, 0, (const void *)kb_row_cluster_kernel<float, 16, 4> },
+  { 1, 4, 4, 1, 128, (const void *)kb_row_cluster_kernel<double, 4, 4> },
+  { 1, 5, 5, 0, 0, (const void *)kb_row_cluster_kernel<double, 5, 5> },
+  { 1, 6, 2, 0, 0, (const void *)kb_row_cluster_kernel<double, 6, 2> },
+  { 1, 7, 7, 0, 0, (const void *)kb_row_cluster_kernel<double, 7, 7> },
+  { 1, 8, 4, 0, 128, (const void *)kb_row_cluster_kernel<double, 8, 4> },
+  { 1, 16, 8, 0, 0, (const void *)kb_row_cluster_kernel<double, 16, 8> },
 };
 #define KB_ROW_SHARE_SMALL 73728   // bytes
 
@@ -705,10 +714,15 @@ static int kb_row_geom(int creq, int treq, int type, int64_t m, int64_t batch, i
   // 512 (H100, one block per vector, ms, 512 / 256 threads: float
   // 1024_7x7^5 0.176 / 0.137, 1024_6x6^5 0.090 / 0.080, double 1024_6x6^5
   // 0.120 / 0.102; power-of-two P within 2-4%; float 100_5x5^6, under a
-  // wave, 0.026 / 0.032).
+  // wave, 0.026 / 0.032).  Clusters of such shares take their table
+  // entry's T where it has one.
   const bool pow2 = (P & (P - 1)) == 0;
-  const int64_t most =
-      g->smem <= KB_ROW_SHARE_SMALL && (C > 1 || (!pow2 && m * batch >= 2 * (int64_t)nsm)) ? 256 : KB_ROW_NT;
+  const bool small_share = g->smem <= KB_ROW_SHARE_SMALL;
+  int64_t most = small_share && (C > 1 || (!pow2 && m * batch >= 2 * (int64_t)nsm)) ? 256 : KB_ROW_NT;
+  for (size_t t = 0; t < sizeof kb_row_cl_tab / sizeof kb_row_cl_tab[0] && C > 1 && small_share; t++)
+    if (kb_row_cl_tab[t].type == type && kb_row_cl_tab[t].P == P && kb_row_cl_tab[t].C == C &&
+        kb_row_cl_tab[t].T > 0)
+      most = kb_row_cl_tab[t].T;
   g->threads = (int)(threads < 64 ? 64 : threads > most ? most : threads);
   if (treq > 0) {
     if (treq % 64 != 0 || treq > KB_ROW_NT)
