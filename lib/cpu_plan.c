@@ -19,6 +19,9 @@
 #include <string.h>
 #include <strings.h>
 #include <unistd.h>
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <cpuid.h>
+#endif
 
 /* ----------------------------------------------------------------- ISA */
 
@@ -59,6 +62,61 @@ static int kb_cpu_has(const char *isa)
 static size_t kb_cpu_l1, kb_cpu_l2, kb_cpu_llc;
 static void kb_cpu_caches(void);
 
+/* Rates of the cost model that differ between CPUs, chosen once with the
+ * ISA from CPUID (kb_cpu_rates_pick).  Everything else in the model is
+ * measured on the Ice Lake of issue 4 and shared. */
+typedef struct {
+  const char *name;
+  /* PER_ROW: a thread's two row buffers beyond twice L2 (but within half
+   * the LLC with every thread's) cost KB_COST_PASS_L2X2 a vector, as
+   * buffers near L2, instead of KB_COST_PASS */
+  int rowbuf_l3_near;
+  /* digits in place: digit0's later factors over chunks in L2 at the L1
+   * rate also where X is not read from DRAM (else only there) */
+  int d0_l2_as_l1;
+} kb_cpu_rates_t;
+/* Intel Ice Lake (issue 4's machine, sessions 1-11) and any CPU not below */
+static const kb_cpu_rates_t kb_cpu_rates_default = { "default", 0, 0 };
+/* AMD Zen 5 (family 26): its L3 takes L2's victims, and a row buffer
+ * written beyond L2 comes back at L3 bandwidth.  Measured, double
+ * 16_8x8^6, one thread, per row (TSC cycles; a model unit is ~1/3 of one
+ * here): the digits-in-place plan's first group (digit0 of factors 5..1
+ * over chunks of a row of X from DRAM, writing a 2 MiB row buffer, 4 MiB
+ * for the two) 755 kcycles, where its FMAs and micro-tiles alone are
+ * priced 710 (2.13M units) and KB_COST_PASS added 764 more (2.29M); the
+ * later group reads the buffer in strided runs, priced by KB_COST_RUN_L3
+ * on its own.  KB_COST_PASS_L2X2 prices the pass at 20 units a vector
+ * (tiles in L2): 0.66M. */
+/* And L2 feeds the two 512-bit loads a cycle well enough that digit0's
+ * later factors over chunks in L2 run at the L1 rate where the row of X
+ * is read ahead too (Ice Lake measured those one-group plans slower,
+ * see kb_cpu_group_cost).  Interleaved, two threads, forced plans: float
+ * 1024_16x16^4 in one group 3-0 23.5-25.5 ms against 26.8-27.8 for the
+ * rotating 3-2,1-0; float 256_128x128^2 1-0 5.1-5.3 against 5.4-5.8 for
+ * 1-1,0-0; double 256_128x128^2 (10.1-10.4 against 10.2-11.8), 1024_32x32^3
+ * 2-0 (30.1-31.2 against 30.9-31.2) and 1024_8x8^5 4-0 (20.2-25.7 against
+ * 22.2-28.0, noisy) no slower. */
+static const kb_cpu_rates_t kb_cpu_rates_zen5 = { "zen5", 1, 1 };
+static const kb_cpu_rates_t *kb_cpu_rates = &kb_cpu_rates_default;
+static const kb_cpu_rates_t *kb_cpu_rates_detected = &kb_cpu_rates_default;
+
+static void kb_cpu_rates_pick(void)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+  unsigned int a, b, c, d, fam;
+  if (__get_cpuid(0, &a, &b, &c, &d) && b == 0x68747541u && d == 0x69746e65u && c == 0x444d4163u &&
+      __get_cpuid(1, &a, &b, &c, &d)) {
+    /* "AuthenticAMD"; the family is base + extended where base is 15 */
+    fam = (a >> 8) & 0xf;
+    if (fam == 0xf)
+      fam += (a >> 20) & 0xff;
+    if (fam >= 0x1a)
+      kb_cpu_rates_detected = &kb_cpu_rates_zen5;
+  }
+#endif
+  kb_cpu_rates = kb_cpu_rates_detected;
+}
+
 static void kb_cpu_isa_pick(void)
 {
   const char *want = kb_env()->cpu_isa;
@@ -66,6 +124,7 @@ static void kb_cpu_isa_pick(void)
   const kb_cpu_opt_t *const *tab = kb_cpu_opt_generic;
 
   kb_cpu_caches();
+  kb_cpu_rates_pick();
   if (want != NULL && *want != '\0') {
     why = "KRONBLAS_CPU_ISA";
     if (!strcasecmp(want, "ref") || !strcasecmp(want, "reference")) {
@@ -86,8 +145,9 @@ static void kb_cpu_isa_pick(void)
     tab = kb_cpu_opt_avx2;
   }
   kb_cpu_isa_tab = tab;
-  kb_log(KB_LOG_INFO, "cpu kernels: %s (%s); caches the planner assumes: L1d %zu KiB, L2 %zu KiB, LLC %zu KiB",
-         tab[0]->name, why, kb_cpu_l1 >> 10, kb_cpu_l2 >> 10, kb_cpu_llc >> 10);
+  kb_log(KB_LOG_INFO,
+         "cpu kernels: %s (%s); caches the planner assumes: L1d %zu KiB, L2 %zu KiB, LLC %zu KiB; model rates %s",
+         tab[0]->name, why, kb_cpu_l1 >> 10, kb_cpu_l2 >> 10, kb_cpu_llc >> 10, kb_cpu_rates->name);
 }
 
 const kb_cpu_opt_t *kb_cpu_kernels_for(kronblasDataType_t type)
@@ -228,6 +288,18 @@ void kb_cpu_test_caches(size_t l1, size_t l2, size_t llc)
   kb_cpu_llc = llc;
 }
 
+const char *kb_cpu_test_rates(const char *name)
+{
+  pthread_once(&kb_cpu_isa_once, kb_cpu_isa_pick);
+  if (name == NULL)
+    kb_cpu_rates = kb_cpu_rates_detected;
+  else if (!strcmp(name, kb_cpu_rates_zen5.name))
+    kb_cpu_rates = &kb_cpu_rates_zen5;
+  else if (!strcmp(name, kb_cpu_rates_default.name))
+    kb_cpu_rates = &kb_cpu_rates_default;
+  return kb_cpu_rates->name;
+}
+
 static size_t kb_align64(size_t v)
 {
   return (v + 63) & ~(size_t)63;
@@ -309,6 +381,14 @@ static const double kb_eff_l2[5] = { 0.20, 0.20, 0.48, 0.48, 0.58 };
  * place) streams contiguous chunks and prefetches the next one, so it is
  * charged only the part of that time its own work does not cover. */
 #define KB_COST_DRAM_LINE 49.0
+
+/* Whether a row's first pass reads X from DRAM (KB_COST_DRAM_LINE): X does
+ * not stay in the last-level cache between calls (the y_stream rule) and a
+ * row is too long to be read ahead into L2 (pf_next_row). */
+static int kb_cpu_x_dram(const kb_problem_t *pb, size_t esz)
+{
+  return (size_t)pb->m * (size_t)pb->K * esz > kb_cpu_llc / 2 && (size_t)pb->K * esz > kb_cpu_l2 / 2;
+}
 
 /* L2 efficiency of a group whose largest factor has pmax columns: the table
  * is for p <= 8; up to p = 16 the k loop of a micro-tile is long enough to
@@ -438,7 +518,7 @@ static double kb_cpu_group_cost(const kb_cpu_model_t *M, int hi, int lo, int64_t
       ln = ln / pb->p[i] * pb->q[i];
       if (i == hi)
         best += fl / vl / KB_EFF_D0;
-      else if (loc > M->l1 && M->x_dram)
+      else if (loc > M->l1 && (M->x_dram || kb_cpu_rates->d0_l2_as_l1))
         /* chunks in L2 of a row of X from DRAM: the later factors run at
          * the L1 rate, without KB_EFF_D0_LATER (long chunks stream in
          * whole, their lanes are long contiguous runs).  At the L2 rate
@@ -449,7 +529,8 @@ static double kb_cpu_group_cost(const kb_cpu_model_t *M, int hi, int lo, int64_t
          * (16.6 -> 15.4).  Rows that fit L2 (read ahead) keep the L2
          * rate: the one-group plans it would give them measured slower
          * (1024_16x16^4 float 115 ms against 106, 1024_8x8^5 and
-         * 1024_32x32^3 double 1-2%). */
+         * 1024_32x32^3 double 1-2%), on Ice Lake; not on AMD Zen 5
+         * (kb_cpu_rates_zen5.d0_l2_as_l1). */
         best += fl / vl / kb_eff_l1[nv];
       else if (loc <= 2 * M->l1 && pb->p[i] >= 64 && M->rows_split)
         /* chunks within twice the L1 budget, factors of p >= 64: the long
@@ -883,7 +964,7 @@ static double kb_cpu_band_steps(const kb_problem_t *pb, const kb_cpu_opt_t *kt, 
   const int vl = kt->vl;
   const int n = (int)pb->nfactors;
   int64_t len = pb->K, maxlen = 0, pad = 0, sf[KB_CPU_PLAN_MAXF];
-  double cost = KB_COST_CALL, eff = 1, fc[KB_CPU_PLAN_MAXF], c0;
+  double cost = KB_COST_CALL, eff = 1, fc[KB_CPU_PLAN_MAXF], c0, x0;
   size_t bytes;
   int t, f, big = 0, segok[KB_CPU_PLAN_MAXF];
 
@@ -994,20 +1075,37 @@ static double kb_cpu_band_steps(const kb_problem_t *pb, const kb_cpu_opt_t *kt, 
       (kb_cpu_test_band_seg == 2 || (kb_cpu_test_band_seg < 0 && KB_BAND_SEG_FIRST)))
     kb_cpu_band_rev(pl);
   kb_cpu_band_col(pb, kt, esz, pl, bytes > kb_cpu_l2 / 2);
-  if (pl->band_col_e > 0)
-    /* every step in L1 (segments or column tiles), the row through
-     * memory twice */
-    return big ? 1e300 : cost / KB_EFF_BAND_COL;
   if (big)
     return 1e300;
-  if (eff < 1 && pl->band_seg_in > 0) {
+  if (pl->band_col_e > 0) {
+    /* every step in L1 (segments or column tiles), the row through
+     * memory twice */
+    cost /= KB_EFF_BAND_COL;
+    x0 = fc[pl->band_f[0]] / KB_EFF_BAND_COL;
+  } else if (eff < 1 && pl->band_seg_in > 0) {
     /* the segmented steps at KB_EFF_BAND_SEG, the others at the rows' rate */
     double c = cost;
     for (t = 0; t < pl->band_nsteps; t++)
       c += fc[pl->band_f[t]] * ((t >= pl->band_seg_t && t < pl->band_seg_e ? 1 / KB_EFF_BAND_SEG : 1 / eff) - 1);
-    return c;
+    cost = c;
+    x0 = fc[pl->band_f[0]] / (pl->band_seg_t == 0 ? KB_EFF_BAND_SEG : eff);
+  } else {
+    cost /= eff;
+    x0 = fc[pl->band_f[0]] / eff;
   }
-  return cost / eff;
+  /* The first step reads the row of X; from DRAM (kb_cpu_x_dram) it takes
+   * at least the time of those lines (the later steps do not overlap it:
+   * they read the row buffers).  Measured, double 16_8x8^6, one thread,
+   * AMD Zen 5: the segments' first step (a straight digit of stride 64,
+   * reading 2 MiB of X a row) 443 kcycles (TSC) a row, ~1.3M units,
+   * priced 0.5M without this; the step after it (in L1) 299 kcycles.  The
+   * tiled plans' first group pays KB_COST_DRAM_LINE the same way. */
+  if (kb_cpu_x_dram(pb, esz)) {
+    const double dram = (double)pb->K * (double)esz / 64.0 * KB_COST_DRAM_LINE;
+    if (dram > x0)
+      cost += dram - x0;
+  }
+  return cost;
 }
 
 /* Whether digits fd..n-1 (at least two) may run as one dense step: its
@@ -1268,7 +1366,8 @@ kronblasStatus_t kb_cpu_plan_with(const kb_problem_t *pb, const kb_cpu_opt_t *kt
   /* buffers between half of L2 and all of it keep KB_COST_PASS, which
    * chose the faster split there (1024_6x6^6 double, 746 KiB: three-factor
    * L2 groups 3% faster than L1 pairs) */
-  M.rowbuf_near_l2 = 2 * (size_t)smax * esz > kb_cpu_l2 && 2 * (size_t)smax * esz <= 2 * kb_cpu_l2 &&
+  M.rowbuf_near_l2 = 2 * (size_t)smax * esz > kb_cpu_l2 &&
+                     (2 * (size_t)smax * esz <= 2 * kb_cpu_l2 || kb_cpu_rates->rowbuf_l3_near) &&
                      2 * (size_t)smax * esz * (size_t)(o->nthreads > 0 ? o->nthreads : 1) <=
                          kb_cpu_llc / 2;
   M.rowbuf_beyond_l2 = 2 * (size_t)smax * esz > kb_cpu_l2;
@@ -1279,10 +1378,8 @@ kronblasStatus_t kb_cpu_plan_with(const kb_problem_t *pb, const kb_cpu_opt_t *kt
     M.many_rows = pb->m >= 4 * nt;
   }
   M.force_nvt = o->nvt;
-  /* X read from DRAM by each row's first group: X does not stay in the
-   * last-level cache between calls (the y_stream rule) and a row is too
-   * long to be read ahead into L2 (pf_next_row) */
-  M.x_dram = (size_t)pb->m * (size_t)pb->K * esz > kb_cpu_llc / 2 && (size_t)pb->K * esz > kb_cpu_l2 / 2;
+  /* X read from DRAM by each row's first group (kb_cpu_x_dram) */
+  M.x_dram = kb_cpu_x_dram(pb, esz);
 
   /* slices as lanes, every row through all groups (PER_ROW) */
   if ((rows_layout && o->strategy != KB_CPU_PASSES) || o->strategy == KB_CPU_PER_ROW) {

@@ -550,7 +550,7 @@ int main(void)
   if (kb_cpu_test_force_isa(KB_TEST_ISA) != 0)
     tap_skip_all("this CPU or build has no %s kernels", KB_TEST_ISA);
   kb_rng_seed(&r, seed);
-  tap_plan(1 + 4 * 4 + 2 + 2 + 2 + 2 + 2 + 2 + 2 + 1);
+  tap_plan(1 + 4 * 4 + 2 + 2 + 2 + 2 + 2 + 2 + 2 + 1 + 1);
   tap_ok(kronblasCreateWithBackend(&h, KRONBLAS_BACKEND_CPU) == KRONBLAS_STATUS_SUCCESS, "CPU handle");
 
   t0 = kb_t_now();
@@ -1097,11 +1097,15 @@ int main(void)
         kb_cpu_plan_opts_default(&od, 2);
         od.band = 0;
         od.inplace = 1;
+        /* the same groups (4-2,1-0) on both: Ice Lake's rates (AMD Zen
+         * 5's take one group, 4-0, section 6b) */
+        kb_cpu_test_rates("default");
         kb_cpu_test_caches((size_t)48 << 10, (size_t)1024 << 10, (size_t)32 << 20);
         sz = kb_cpu_plan_with(&pbd, ktd, &od, &pz);
         kb_cpu_test_caches((size_t)48 << 10, (size_t)1280 << 10, (size_t)48 << 20);
         si = kb_cpu_plan_with(&pbd, ktd, &od, &pi);
         kb_cpu_test_caches(0, 0, 0);
+        kb_cpu_test_rates(NULL);
         if (sz != KRONBLAS_STATUS_SUCCESS || si != KRONBLAS_STATUS_SUCCESS || !pz.inplace || !pi.inplace ||
             pz.pf_next_row || !pi.pf_next_row) {
           ok = 0;
@@ -1230,7 +1234,10 @@ int main(void)
       size_t ci, n;
       int ok = 1;
       msg[0] = '\0';
+      /* Ice Lake's caches and the model's rates for it (whatever this
+       * CPU is) */
       kb_cpu_test_caches((size_t)48 << 10, (size_t)1280 << 10, (size_t)48 << 20);
+      kb_cpu_test_rates("default");
       for (ci = 0; ok && ci < sizeof cases / sizeof cases[0]; ci++) {
         int64_t pq[8];
         kb_problem_t pb;
@@ -1265,7 +1272,80 @@ int main(void)
         }
       }
       kb_cpu_test_caches(0, 0, 0);
+      kb_cpu_test_rates(NULL);
       tap_ok(ok, "model's fusion groups on the issue machine's caches%s", msg);
+    }
+  }
+  /* 6b. the model's plans on AMD Zen 5 (48 KiB L1, 1 MiB L2, 32 MiB L3 a
+   * core complex) with its rates (kb_cpu_rates_zen5: row buffers beyond
+   * L2 come back at L3 bandwidth): double 16_8x8^6 on two threads takes
+   * digits in place, 5-1 then 0-0 in tiles of 16 vectors (2.73-2.79 ms
+   * against 4.17-4.44 banded, interleaved, two threads; one thread 5.6-6.1
+   * against 10.0-10.6), where Ice Lake's rates keep the banded plan on
+   * the same caches (and on Ice Lake's, section 6); float 16_8x8^6 stays
+   * banded (its row buffers are near L2: no rate differs).  Digit0's
+   * later factors over chunks in L2 run at the L1 rate there: float
+   * 1024_16x16^4 in one group in place, 3-0 (23.5-25.5 ms against
+   * 26.8-27.8 for the rotating 3-2,1-0, interleaved, two threads), where
+   * Ice Lake measured the rotating plan faster (106 ms against 115, one
+   * thread) */
+  {
+    static const struct {
+      kronblasDataType_t type;
+      int64_t m, n, p;
+      int nthreads;
+      const char *rates;
+      const char *groups;
+      int inplace, band, lastnb;
+    } cases[] = {
+      { KRONBLAS_R_64F, 16, 6, 8, 2, "zen5", "5-1,0-0", 1, 0, 128 },
+      { KRONBLAS_R_64F, 16, 6, 8, 1, "zen5", "5-1,0-0", 1, 0, 128 },
+      { KRONBLAS_R_64F, 16, 6, 8, 2, "default", "5-0", 0, 1, 0 },
+      { KRONBLAS_R_32F, 16, 6, 8, 2, "zen5", "5-0", 0, 1, 0 },
+      { KRONBLAS_R_32F, 1024, 4, 16, 2, "zen5", "3-0", 1, 0, 0 },
+      { KRONBLAS_R_32F, 1024, 4, 16, 2, "default", "3-2,1-0", 0, 0, 0 },
+    };
+    const kb_cpu_opt_t *kt = kb_cpu_kernels_for(KRONBLAS_R_32F);
+    if (kt == NULL || strcmp(kt->name, "avx512") != 0) {
+      tap_skip("AMD Zen 5's plans are for avx512 kernels, not %s", KB_TEST_ISA);
+    } else {
+      char got[256], msg[600];
+      size_t ci, n;
+      int ok = 1;
+      msg[0] = '\0';
+      kb_cpu_test_caches((size_t)48 << 10, (size_t)1024 << 10, (size_t)32 << 20);
+      for (ci = 0; ok && ci < sizeof cases / sizeof cases[0]; ci++) {
+        int64_t pq[8];
+        kb_problem_t pb;
+        kb_cpu_plan_opts_t o;
+        kb_cpu_plan_t pl;
+        const char *rn = kb_cpu_test_rates(cases[ci].rates);
+        int k;
+        for (k = 0; k < cases[ci].n; k++)
+          pq[k] = cases[ci].p;
+        kb_t_square_pb(cases[ci].type, cases[ci].m, cases[ci].n, pq, &pb);
+        kb_cpu_plan_opts_default(&o, cases[ci].nthreads);
+        got[0] = '\0';
+        n = 0;
+        memset(&pl, 0, sizeof pl);
+        if (kb_cpu_plan_with(&pb, kb_cpu_kernels_for(pb.type), &o, &pl) == KRONBLAS_STATUS_SUCCESS)
+          for (k = 0; k < pl.ngroups && n < sizeof got - 32; k++)
+            n += (size_t)snprintf(got + n, sizeof got - n, "%s%d-%d", k ? "," : "", pl.g[k].hi, pl.g[k].lo);
+        if (strcmp(rn, cases[ci].rates) != 0 || strcmp(got, cases[ci].groups) != 0 ||
+            pl.inplace != cases[ci].inplace || pl.band != cases[ci].band ||
+            (cases[ci].lastnb > 0 && (pl.ngroups < 1 || pl.g[pl.ngroups - 1].nb != cases[ci].lastnb))) {
+          ok = 0;
+          snprintf(msg, sizeof msg, ": %c %lld_%lldx%lld^%lld, %d threads, rates %s (asked %s): groups %s (last nb %d)%s%s, "
+                   "expected %s%s%s",
+                   pb.type == KRONBLAS_R_32F ? 's' : 'd', (long long)pb.m, (long long)cases[ci].p,
+                   (long long)cases[ci].p, (long long)pb.nfactors, cases[ci].nthreads, rn, cases[ci].rates, got,
+                   pl.ngroups > 0 ? pl.g[pl.ngroups - 1].nb : 0, pl.inplace ? " ip1" : "", pl.band ? " bd1" : "",
+                   cases[ci].groups, cases[ci].inplace ? " ip1" : "", cases[ci].band ? " bd1" : "");
+        }
+      }
+      kb_cpu_test_caches(0, 0, 0);
+      kb_cpu_test_rates(NULL);
+      tap_ok(ok, "model's plans on AMD Zen 5's caches and rates%s", msg);
     }
   }
   /* 7. banded plans as specs and wisdom entries (" bd1"): the model's

@@ -25,8 +25,9 @@ int main(void)
   const float *F[3] = { f0, f1, f2 };
   const float one = 1, zero = 0;
   long double ref[30 * 5], mag[30 * 5];
-  int fd, found = 0, i;
+  int fd, found = 0, i, amd = 0, family = -1;
   unsigned long llc = 0, sys_l3 = 0;
+  char rates[32] = "";
   FILE *f;
   kronblasStatus_t st;
   int64_t nbad;
@@ -40,7 +41,7 @@ int main(void)
   setenv("KRONBLAS_CPU_ISA", "generic", 1);
   setenv("KRONBLAS_LOG_LEVEL", "info", 1);
   setenv("KRONBLAS_LOG_FILE", logname, 1);
-  tap_plan(4);
+  tap_plan(5);
   kb_rng_seed(&r, seed);
   kb_rng_fill(&r, KRONBLAS_R_32F, X, m * K);
   kb_rng_fill(&r, KRONBLAS_R_32F, f0, 15);
@@ -60,9 +61,12 @@ int main(void)
   while (f != NULL && fgets(line, sizeof line, f) != NULL)
     if (strstr(line, "cpu kernels: generic (KRONBLAS_CPU_ISA)") != NULL) {
       const char *c = strstr(line, "LLC ");
+      const char *mr = strstr(line, "model rates ");
       found = 1;
       if (c != NULL)
         llc = strtoul(c + 4, NULL, 10);
+      if (mr != NULL && sscanf(mr + 12, "%31s", rates) != 1)
+        rates[0] = '\0';
     }
   if (f != NULL)
     fclose(f);
@@ -95,6 +99,26 @@ int main(void)
   else
     tap_ok(llc > 0 && llc <= sys_l3, "the planner's LLC (%lu KiB, from the log) within CPU 0's L3 (%lu KiB)", llc,
            sys_l3);
+  /* the model's per-CPU rates (lib/cpu_plan.c, from CPUID): AMD Zen 5's
+   * (family 26) on AMD family 26 and later, the default (Ice Lake's)
+   * elsewhere; read here from /proc/cpuinfo, a path of its own */
+  f = fopen("/proc/cpuinfo", "r");
+  while (f != NULL && fgets(line, sizeof line, f) != NULL) {
+    if (!strncmp(line, "vendor_id", 9))
+      amd = strstr(line, "AuthenticAMD") != NULL;
+    else if (!strncmp(line, "cpu family", 10) && strchr(line, ':') != NULL) {
+      family = atoi(strchr(line, ':') + 1);
+      break;
+    }
+  }
+  if (f != NULL)
+    fclose(f);
+  if (family < 0)
+    tap_skip("no cpu family in /proc/cpuinfo (the log says model rates \"%s\")", rates);
+  else
+    tap_ok(!strcmp(rates, amd && family >= 26 ? "zen5" : "default"),
+           "the model's rates (\"%s\", from the log) are this CPU's (%s family %d)", rates,
+           amd ? "AMD" : "not AMD", family);
   kronblasDestroy(h);
   unlink(logname);
   return tap_done();
