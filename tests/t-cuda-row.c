@@ -16,6 +16,30 @@
 #include "t-cuda-util.c"
 #include "t-cuda-force.c"
 
+/* One forced run of P x P ^ n (LEFT, X not transposed: X and Y contiguous
+ * along K/L) with m in [mlo, mhi] and the plan "n-1:n:row:n" + word:
+ * rep 0 as drawn, 1 beta = 0, 2 odd leading dimensions (X and Y rows not
+ * 16-byte aligned: the element-wise paths). */
+static void row_run(int type, int64_t P, int64_t n, int64_t mlo, int64_t mhi, int rep, const char *word)
+{
+  int64_t p[TC_MAXF], i;
+  char plan[64];
+  tc_case_t c;
+  for (i = 0; i < n; i++)
+    p[i] = P;
+  tc_case_init(&c, type ? KRONBLAS_R_64F : KRONBLAS_R_32F, KRONBLAS_SIDE_LEFT, KRONBLAS_OP_N, (int)tc_range(0, 2),
+               tc_range(mlo, mhi), n, p, p);
+  c.variant = (int)tc_range(0, 3);
+  tc_case_batch(&c, 3);
+  if (rep == 1) c.beta[0] = c.beta[1] = 0;
+  if (rep == 2) {
+    c.ldx = tc_K(&c) + 1;
+    c.ldy = tc_L(&c) + 3;
+  }
+  snprintf(plan, sizeof plan, "%lld:%lld:row:%lld%s", (long long)(n - 1), (long long)n, (long long)n, word);
+  ts_forced(&c, plan);
+}
+
 static void forced(void)
 {
   static const struct {
@@ -40,31 +64,10 @@ static void forced(void)
   };
   size_t s;
   int rep;
-  const int reps = tc_quick() ? 1 : 3;
   for (s = 0; s < sizeof sh / sizeof sh[0]; s++)
-    for (rep = 0; rep < reps; rep++) {
-      const int64_t mlo = sh[s].mmin > 0 && !tc_quick() ? sh[s].mmin : 1;
-      const int64_t mhi = tc_quick() && sh[s].mmax > 3 ? 3 : sh[s].mmax;
-      int64_t p[TC_MAXF], i;
-      char plan[32];
-      tc_case_t c;
-      for (i = 0; i < sh[s].n; i++)
-        p[i] = sh[s].P;
-      /* LEFT with X not transposed: X and Y contiguous along K/L */
-      tc_case_init(&c, sh[s].type ? KRONBLAS_R_64F : KRONBLAS_R_32F, KRONBLAS_SIDE_LEFT, KRONBLAS_OP_N,
-                   (int)tc_range(0, 2), tc_range(mlo, mhi), sh[s].n, p, p);
-      c.variant = (int)tc_range(0, 3);
-      tc_case_batch(&c, 3);
-      if (rep == 1) c.beta[0] = c.beta[1] = 0;
-      if (rep == 2) {
-        /* odd leading dimensions: X and Y rows not 16-byte aligned */
-        c.ldx = tc_K(&c) + 1;
-        c.ldy = tc_L(&c) + 3;
-      }
-      snprintf(plan, sizeof plan, "%lld:%lld:row:%lld", (long long)(sh[s].n - 1), (long long)sh[s].n,
-               (long long)sh[s].n);
-      ts_forced(&c, plan);
-    }
+    for (rep = 0; rep < (tc_quick() ? 1 : 3); rep++)
+      row_run(sh[s].type, sh[s].P, sh[s].n, sh[s].mmin > 0 && !tc_quick() ? sh[s].mmin : 1,
+              tc_quick() && sh[s].mmax > 3 ? 3 : sh[s].mmax, rep, "");
 }
 
 /* The measured planner's variants (row:N:cC:tT, the cluster and block
@@ -83,26 +86,11 @@ static void variants(void)
   };
   size_t s;
   int rep;
-  const int reps = tc_quick() ? 1 : 3;
   for (s = 0; s < sizeof sh / sizeof sh[0]; s++)
-    for (rep = 0; rep < reps; rep++) {
-      int64_t p[TC_MAXF], i;
-      char plan[48];
-      tc_case_t c;
-      for (i = 0; i < sh[s].n; i++)
-        p[i] = sh[s].P;
-      tc_case_init(&c, sh[s].type ? KRONBLAS_R_64F : KRONBLAS_R_32F, KRONBLAS_SIDE_LEFT, KRONBLAS_OP_N,
-                   (int)tc_range(0, 2), tc_range(1, tc_quick() && sh[s].mmax > 3 ? 3 : sh[s].mmax), sh[s].n, p, p);
-      c.variant = (int)tc_range(0, 3);
-      tc_case_batch(&c, 3);
-      if (rep == 1) c.beta[0] = c.beta[1] = 0;
-      if (rep == 2) {
-        c.ldx = tc_K(&c) + 1;
-        c.ldy = tc_L(&c) + 3;
-      }
-      snprintf(plan, sizeof plan, "%lld:%lld:row:%lld:c%lld:t%lld", (long long)(sh[s].n - 1), (long long)sh[s].n,
-               (long long)sh[s].n, (long long)sh[s].C, (long long)sh[s].T);
-      ts_forced(&c, plan);
+    for (rep = 0; rep < (tc_quick() ? 1 : 3); rep++) {
+      char word[32];
+      snprintf(word, sizeof word, ":c%lld:t%lld", (long long)sh[s].C, (long long)sh[s].T);
+      row_run(sh[s].type, sh[s].P, sh[s].n, 1, tc_quick() && sh[s].mmax > 3 ? 3 : sh[s].mmax, rep, word);
     }
 }
 
