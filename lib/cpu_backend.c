@@ -311,7 +311,14 @@ static void kb_cpu_pack_all(const kb_cpu_plan_t *pl, const kb_problem_t *pb, con
      * A^T for straight ones */
     for (k = 0; k < pl->band_nsteps; k++) {
       const int f = pl->band_f[k];
-      if (pl->band_dense[k])
+      if (pl->band_dense[k] && pl->band_tdense[k]) {
+        /* across slices: each digit's A^T, p*p apart (kb_cpu_band_t.At) */
+        int j;
+        kb_cpu_pack_dense(pl, pb, F, f, pl->band_dense[k], ws + pl->off_pack[f]);
+        for (j = f; j < f + pl->band_dense[k]; j++)
+          pl->kt->pack_t(F[j], pb->p[j], pb->q[j], pb->fs_l[j], pb->fs_k[j],
+                         ws + pl->off_tdense[k] + (size_t)((j - f) * pb->p[f] * pb->q[f]) * pl->esz);
+      } else if (pl->band_dense[k])
         kb_cpu_pack_dense(pl, pb, F, f, pl->band_dense[k], ws + pl->off_pack[f]);
       else if (pl->band_banded[k])
         pl->kt->pack_band(F[f], pb->p[f], pb->fs_l[f], pb->fs_k[f], pl->band_s[k], ws + pl->off_pack[f]);
@@ -622,6 +629,12 @@ long kb_cpu_test_seg_runs(void)
 }
 
 static long kb_cpu_col_runs;       /* test hook: entries run with column tiles */
+static long kb_cpu_tdense_runs;    /* test hook: entries run with a dense step across slices */
+
+long kb_cpu_test_tdense_runs(void)
+{
+  return __atomic_load_n(&kb_cpu_tdense_runs, __ATOMIC_RELAXED);
+}
 
 long kb_cpu_test_col_runs(void)
 {
@@ -656,6 +669,9 @@ static void kb_cpu_run_band(const kb_cpu_plan_t *pl, const kb_problem_t *pb, cha
     B.fused[t] = pl->band_fused[t];
     B.A[t] = ws + pl->off_pack[f];
     B.Ai[t] = pl->band_fused[t] ? ws + pl->off_pack[f + 1] : NULL;
+    B.tdense[t] = pl->band_dense[t] && pl->band_tdense[t] ? pl->band_dense[t] : 0;
+    B.tdp[t] = (int)pb->p[f];
+    B.At[t] = B.tdense[t] ? ws + pl->off_tdense[t] : NULL;
   }
   B.copy_in = pl->band_copy_in;
   B.K = pb->K;
@@ -684,6 +700,8 @@ static void kb_cpu_run_band(const kb_cpu_plan_t *pl, const kb_problem_t *pb, cha
   for (t = 0; t < pl->band_nsteps; t++)
     if (pl->band_dense[t]) {
       __atomic_fetch_add(&kb_cpu_dense_runs, 1, __ATOMIC_RELAXED);
+      if (B.tdense[t] && pl->kt->band_half)
+        __atomic_fetch_add(&kb_cpu_tdense_runs, 1, __ATOMIC_RELAXED);
       break;
     }
   if (blk < 1)

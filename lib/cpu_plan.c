@@ -39,6 +39,7 @@ static int kb_cpu_test_band = -1;
 static int kb_cpu_test_band_dense = -1;
 static int kb_cpu_test_band_seg = -1;
 static int kb_cpu_test_band_col = -1;
+static int kb_cpu_test_band_tdense = -1;
 
 static int kb_cpu_has(const char *isa)
 {
@@ -205,6 +206,11 @@ void kb_cpu_test_force_band_dense(int n)
 void kb_cpu_test_force_band_col(int col)
 {
   kb_cpu_test_band_col = col;
+}
+
+void kb_cpu_test_force_band_tdense(int td)
+{
+  kb_cpu_test_band_tdense = td;
 }
 
 void kb_cpu_test_force_band_seg(int seg)
@@ -880,7 +886,7 @@ static int kb_cpu_band_rev_ok(const kb_problem_t *pb, const kb_cpu_plan_t *pl)
 static void kb_cpu_band_rev(kb_cpu_plan_t *pl)
 {
   const int nt = pl->band_nsteps, h = pl->band_seg_t;
-  int f_[KB_CPU_PLAN_MAXF], fu[KB_CPU_PLAN_MAXF], ba[KB_CPU_PLAN_MAXF], de[KB_CPU_PLAN_MAXF];
+  int f_[KB_CPU_PLAN_MAXF], fu[KB_CPU_PLAN_MAXF], ba[KB_CPU_PLAN_MAXF], de[KB_CPU_PLAN_MAXF], td[KB_CPU_PLAN_MAXF];
   int64_t s_[KB_CPU_PLAN_MAXF];
   int t;
   for (t = 0; t < nt; t++) {
@@ -889,6 +895,7 @@ static void kb_cpu_band_rev(kb_cpu_plan_t *pl)
     fu[t] = pl->band_fused[u];
     ba[t] = pl->band_banded[u];
     de[t] = pl->band_dense[u];
+    td[t] = pl->band_tdense[u];
     s_[t] = pl->band_s[u];
   }
   for (t = 0; t < nt; t++) {
@@ -896,6 +903,7 @@ static void kb_cpu_band_rev(kb_cpu_plan_t *pl)
     pl->band_fused[t] = fu[t];
     pl->band_banded[t] = ba[t];
     pl->band_dense[t] = de[t];
+    pl->band_tdense[t] = td[t];
     pl->band_s[t] = s_[t];
   }
   pl->band_seg_t = 0;
@@ -951,6 +959,32 @@ int kb_cpu_band_ok(const kb_problem_t *pb, const kb_cpu_opt_t *kt)
          pb->nfactors >= 1 && pb->nfactors <= KB_CPU_BAND_MAXD && pb->x_contig_k && pb->y_contig_l;
 }
 
+/* Whether the dense step of digits fd.. runs across slices
+ * (kb_cpu_plan_t.band_tdense): equal square digits the kernels take
+ * (KB_CPU_BAND_TD_OK, the AVX-512 kernels).  Its price stays the dense
+ * step's, so it decides no plan; it only runs the plan's dense step with
+ * a third of the FMAs (3^3) and without the product's padding.  Measured
+ * on AMD Zen 5, minima of interleaved runs (test hook on / off), dense
+ * 27 x 27 -> across slices: 1024_3x3^7 float one thread 1.09-1.14 ->
+ * 0.87-0.97 ms, two threads 0.51-0.52 -> 0.42-0.44 (quiet host); double
+ * one thread 2.36-2.40 -> 2.17-2.31, two threads 1.07-1.13 -> 1.07-1.13
+ * (quiet; X and Y from DRAM), 1.55 -> 1.37-1.45 (busy); in cache (m =
+ * 16) float 0.020 -> 0.016, double 0.032 -> 0.025; 256_3x3^5 float equal,
+ * double 0.049-0.052 -> 0.043-0.046; 2^10 float (dense 32 x 32) one thread
+ * 0.51-0.52 -> 0.39-0.42.  Per row, one thread, rdtsc: the float step
+ * 1633 -> 1096 TSC cycles (of 2373 -> 1831), double 3720 -> 3018. */
+static int kb_cpu_band_td(const kb_problem_t *pb, const kb_cpu_opt_t *kt, int fd)
+{
+  const int n = (int)pb->nfactors;
+  int f;
+  if (kb_cpu_test_band_tdense == 0 || !kt->band_half || !KB_CPU_BAND_TD_OK(pb->p[fd], n - fd))
+    return 0;
+  for (f = fd; f < n; f++)
+    if (pb->p[f] != pb->p[fd] || pb->q[f] != pb->p[fd])
+      return 0;
+  return 1;
+}
+
 /* The steps of pb's banded plan into pl (band_nsteps, band_f, band_fused,
  * band_s, band_banded, band_copy_in, band_pad, band_buf_elems; pl->band
  * not set) and the model's cost per row (1e300: not for the model).  Digits go slowest first: the
@@ -972,6 +1006,7 @@ static double kb_cpu_band_steps(const kb_problem_t *pb, const kb_cpu_opt_t *kt, 
   for (f = n - 2; f >= 0; f--)
     sf[f] = sf[f + 1] * pb->p[f + 1];
   memset(pl->band_dense, 0, sizeof pl->band_dense);
+  memset(pl->band_tdense, 0, sizeof pl->band_tdense);
   for (t = 0, f = 0; f < fd; t++) {
     const int64_t p = pb->p[f], q = pb->q[f], s = sf[f];
     int64_t out;
@@ -1048,6 +1083,7 @@ static double kb_cpu_band_steps(const kb_problem_t *pb, const kb_cpu_opt_t *kt, 
     pl->band_fused[t] = 0;
     pl->band_banded[t] = 0;
     pl->band_dense[t] = n - fd;
+    pl->band_tdense[t] = kb_cpu_band_td(pb, kt, fd);
     pl->band_s[t] = 1;
     c0 = cost;
     cost += (double)(len / P) * (double)nvq * (double)P /
@@ -1199,7 +1235,8 @@ static void kb_cpu_plan_log(const kb_cpu_plan_t *pl, const char *why, double cr,
     return;
   for (k = 0; pl->band && k < pl->band_nsteps; k++)
     if (pl->band_dense[k])
-      o += (size_t)snprintf(buf + o, sizeof buf - o, " dense step of %d", pl->band_dense[k]);
+      o += (size_t)snprintf(buf + o, sizeof buf - o, " dense step of %d%s", pl->band_dense[k],
+                            pl->band_tdense[k] ? " across slices" : "");
   if (pl->band && pl->band_seg_in > 0)
     o += (size_t)snprintf(buf + o, sizeof buf - o, " steps %d..%d in %d segments of %lld", pl->band_seg_t,
                           pl->band_seg_e - 1, pl->band_seg_n, (long long)pl->band_seg_in);
@@ -1261,6 +1298,11 @@ static void kb_cpu_plan_layout(const kb_problem_t *pb, size_t esz, kb_cpu_plan_t
         }
         pl->off_pack[f] = off;
         off += kb_align64((size_t)(P * kb_ceil_div(Q, pl->kt->vl) * pl->kt->vl) * esz);
+        if (pl->band_tdense[t]) {
+          /* and each digit's A^T (kb_cpu_band_t.At) */
+          pl->off_tdense[t] = off;
+          off += kb_align64((size_t)(pl->band_dense[t] * pb->p[f] * pb->q[f]) * esz);
+        }
       }
     }
     tile_bytes = 0;

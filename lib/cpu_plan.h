@@ -78,6 +78,10 @@ typedef struct {
   /* steps [band_col_t, band_col_e) as column tiles (kb_cpu_band_t.col_t);
    * band_col_e = 0: none */
   int band_col_t, band_col_e;
+  /* band_tdense[t]: the dense step t runs across slices (kb_cpu_band_t.
+   * tdense), its digits' A^T at off_tdense[t] */
+  int band_tdense[KB_CPU_PLAN_MAXF];
+  size_t off_tdense[KB_CPU_PLAN_MAXF];
   double cost;            /* the model's cost per row (0 for an explicit plan) */
 } kb_cpu_plan_t;
 
@@ -198,6 +202,10 @@ long kb_cpu_test_seg_runs(void);     /* batch entries run with segments */
  * model's. */
 void kb_cpu_test_force_band_col(int col);
 long kb_cpu_test_col_runs(void);     /* batch entries run with column tiles */
+/* Dense steps across slices (kb_cpu_plan_t.band_tdense): 1 or -1
+ * wherever the kernels take them, 0 never. */
+void kb_cpu_test_force_band_tdense(int td);
+long kb_cpu_test_tdense_runs(void);  /* batch entries run with one */
 long kb_cpu_test_band_runs(void);
 /* Cache sizes in bytes the planner assumes from now on (plans of another
  * machine); any 0: this machine's again. */

@@ -550,7 +550,7 @@ int main(void)
   if (kb_cpu_test_force_isa(KB_TEST_ISA) != 0)
     tap_skip_all("this CPU or build has no %s kernels", KB_TEST_ISA);
   kb_rng_seed(&r, seed);
-  tap_plan(1 + 4 * 4 + 2 + 2 + 2 + 2 + 2 + 2 + 2 + 1 + 1);
+  tap_plan(1 + 4 * 4 + 2 + 2 + 2 + 2 + 2 + 2 + 2 + 2 + 1 + 1);
   tap_ok(kronblasCreateWithBackend(&h, KRONBLAS_BACKEND_CPU) == KRONBLAS_STATUS_SUCCESS, "CPU handle");
 
   t0 = kb_t_now();
@@ -894,6 +894,44 @@ int main(void)
                      "product", nbad, nrun, first, runs, nrun / 2, "batch entries with a dense step");
   }
   tap_diag("dense steps: %.2f s", kb_t_now() - t0);
+  t0 = kb_t_now();
+  /* 3d'. dense steps across slices (kb_band_tdense): 3^3 and 2^5 as the
+   * dense step after straight and fused steps or alone, slices in whole
+   * blocks of a vector's lanes and a ragged last one (3^3 alone: S = 1;
+   * 3^5: S = 9; 3^7: 81; 2^7: 4; 2^8: 8), the outputs straight into the
+   * next block (plain stores) or through the epilogue, odd m, 1-3 threads,
+   * alpha, beta, padding; the model's dense step of 3^7 too */
+  for (ti = 0; ti < 2; ti++) {
+    const kronblasDataType_t type = kb_t_types[ti];
+    const kb_cpu_opt_t *kt = kb_cpu_kernels_for(type);
+    static const struct {
+      int64_t p, n;
+      int dense;
+    } td[] = { { 3, 7, 3 }, { 3, 7, 0 }, { 3, 3, 3 }, { 3, 4, 3 }, { 3, 5, 3 }, { 2, 5, 5 }, { 2, 7, 5 }, { 2, 8, 5 } };
+    const long runs0 = kb_cpu_test_tdense_runs();
+    int nbad = 0, nrun = 0, c;
+    first[0] = '\0';
+    for (c = 0; c < 3 * (int)(sizeof td / sizeof td[0]); c++) {
+      kb_t_prob_t P;
+      int64_t KL = 1, i;
+      kb_t_left_prob(&r, &P, type, 10);
+      P.n = td[c / 3].n;
+      for (i = 0; i < P.n; i++) {
+        P.p[i] = P.q[i] = td[c / 3].p;
+        KL *= P.p[i] * P.q[i];
+      }
+      P.dense = td[c / 3].dense;
+      kb_t_band_call(h, &r, &P, KL, &nbad, &nrun, first, sizeof first);
+    }
+    /* (the AVX-512 kernels only: elsewhere none may run that way) */
+    kb_t_band_report(kt != NULL && kt->band_half ? kt : NULL, type,
+                     "dense steps across slices",
+                     "3^3 and 2^5 after other steps or alone, whole and ragged blocks of slices, plain and "
+                     "epilogue stores, 1-3 threads, against the explicit product or the identity",
+                     nbad, nrun, first, kb_cpu_test_tdense_runs() - runs0, nrun / 2,
+                     "batch entries with one");
+  }
+  tap_diag("dense steps across slices: %.2f s", kb_t_now() - t0);
   t0 = kb_t_now();
   /* 3e. segmented steps of banded plans: the fastest digits a few blocks
    * at a time through L1 buffers, after the other steps or first (straight

@@ -137,7 +137,17 @@ typedef struct {
    * L2/L3 once for all of them instead of once per step (rows beyond L2:
    * 16_8x8^6) */
   int col_t, col_e;
+  /* tdense[t]: the dense step t (tdense[t] equal square digits of p =
+   * tdp[t], KB_CPU_BAND_TD_OK) runs across slices (kb_band_tdense): At[t]
+   * holds the digits' A^T (At[k*p + l] = A[l, k]), p*p each, the slowest
+   * digit first; B->A[t] (the Kronecker product) is not read */
+  int tdense[KB_CPU_BAND_MAXD], tdp[KB_CPU_BAND_MAXD];
+  const void *At[KB_CPU_BAND_MAXD];
 } kb_cpu_band_t;
+/* The dense steps kb_band_tdense takes (AVX-512 kernels: band_half): nd
+ * square digits of p where p^nd is at least three times nd*p (the FMAs it
+ * saves) and at most 32 (a tile of vectors in registers) */
+#define KB_CPU_BAND_TD_OK(p, nd) (((p) == 3 && (nd) == 3) || ((p) == 2 && (nd) == 5))
 #define KB_CPU_BAND_SEG_BYTES 8192
 #define KB_CPU_BAND_COL_BYTES 32768
 
