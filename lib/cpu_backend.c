@@ -312,9 +312,10 @@ static void kb_cpu_pack_all(const kb_cpu_plan_t *pl, const kb_problem_t *pb, con
     for (k = 0; k < pl->band_nsteps; k++) {
       const int f = pl->band_f[k];
       if (pl->band_dense[k] && pl->band_tdense[k]) {
-        /* across slices: each digit's A^T, p*p apart (kb_cpu_band_t.At) */
+        /* across slices: each digit's A^T, p*p apart (kb_cpu_band_t.At);
+         * the Kronecker product is not read (the plan sets band_tdense
+         * only for the kernels that take the step) */
         int j;
-        kb_cpu_pack_dense(pl, pb, F, f, pl->band_dense[k], ws + pl->off_pack[f]);
         for (j = f; j < f + pl->band_dense[k]; j++)
           pl->kt->pack_t(F[j], pb->p[j], pb->q[j], pb->fs_l[j], pb->fs_k[j],
                          ws + pl->off_tdense[k] + (size_t)((j - f) * pb->p[f] * pb->q[f]) * pl->esz);
