@@ -96,6 +96,50 @@ static void shape(kronblasDataType_t t, int64_t m, int n, int64_t P)
   free(w);
 }
 
+/* Precompiled configurations that keep one copy of their factors (whole
+ * factors a stage: kb_fast.cuh, FO), planted as the first launch of a
+ * strided batch whose factors differ per entry, with more tiles than the
+ * device holds blocks: a block's walk crosses entries and must load the
+ * next entry's factors only after its last multiply by the old ones.
+ * Quick mode: a few vectors (no walk; racecheck). */
+static void batch_walk(void)
+{
+  static const struct {
+    kronblasDataType_t t;
+    int64_t P, m;
+    int n;
+    const char *word;
+  } w[] = {
+    { KRONBLAS_R_32F, 32, 64, 3, "fast:t0:p32:q32:f2:tk8192:tm1:tp32:rk4:rq16:rm1:st2:xu1" },
+    { KRONBLAS_R_32F, 32, 40, 3, "fast:t0:p32:q32:f1:tk8192:tm1:tp32:rk4:rq16:rm1:st2:xu2" },
+    { KRONBLAS_R_32F, 8, 200, 5, "fast:t0:p8:q8:f3:tk8192:tm1:tp8:rk4:rq8:rm1:st2:xu1" },
+    { KRONBLAS_R_64F, 16, 48, 4, "fast:t1:p16:q16:f2:tk8192:tm1:tp16:rk2:rq16:rm1:st2:xu1" },
+  };
+  size_t s;
+  for (s = 0; s < sizeof w / sizeof w[0]; s++) {
+    const int F = tv_word_f(w[s].word);
+    int64_t p[TC_MAXF];
+    char plan[512];
+    size_t o;
+    tc_case_t c;
+    int f;
+    for (f = 0; f < w[s].n; f++)
+      p[f] = w[s].P;
+    o = (size_t)snprintf(plan, sizeof plan, "%d:%d:%s", w[s].n - 1, F, w[s].word);
+    for (f = w[s].n - 1 - F; f >= 0 && o < sizeof plan; f--)
+      o += (size_t)snprintf(plan + o, sizeof plan - o, " %d:1:generic", f);
+    tc_case_init(&c, w[s].t, KRONBLAS_SIDE_LEFT, KRONBLAS_OP_N, (int)tc_range(0, 2),
+                 tc_quick() ? 3 : w[s].m, w[s].n, p, p);
+    c.variant = TC_SB;
+    c.batch = 3;
+    c.sX = c.sY = -1;
+    for (f = 0; f < w[s].n; f++)
+      c.sF[f] = -1;
+    ts_forced(&c, plan);
+  }
+  kronblasForgetWisdom(tc_gpu);
+}
+
 /* Words of tiles no kernel has are refused on import, variant or not. */
 static void bad_words(void)
 {
@@ -113,6 +157,7 @@ int main(void)
 {
   ts_setup("t-cuda-variant");
   bad_words();
+  batch_walk();
   shape(KRONBLAS_R_32F, 9, 3, 32);
   shape(KRONBLAS_R_64F, 5, 3, 32);
   shape(KRONBLAS_R_32F, 7, 4, 16);

@@ -148,6 +148,30 @@ static inline int kb_cuda_cfg_mrows(const kb_cuda_fast_cfg_t *cfg)
   return cfg->TM % (32 / (cfg->type == 0 ? 4 : 8)) == 0;
 }
 
+/* A configuration's factor tile (elements): the F fused factors, or one
+ * k-tile of its one factor. */
+static inline int64_t kb_cuda_cfg_ftile(const kb_cuda_fast_cfg_t *cfg)
+{
+  return cfg->F > 1 ? (int64_t)cfg->F * cfg->P * cfg->Q : (int64_t)cfg->TP * cfg->Q;
+}
+
+/* Elements from one stage of a configuration's shared memory to the next
+ * (kb_fast.cuh, kb_fast_shape::STAGE): the X tile, then the stage's factor
+ * tile -- or, for fused factors (F > 1), which every stage reads alike, 4
+ * spare elements a vector, the factors being stored once after the last
+ * stage (kb_cuda_cfg_smem_elems). */
+static inline int64_t kb_cuda_cfg_stage(const kb_cuda_fast_cfg_t *cfg)
+{
+  const int64_t xt = (int64_t)cfg->TM * (cfg->TK / cfg->P) * cfg->TP;
+  return xt + (cfg->F > 1 ? 4 * (int64_t)cfg->TM : kb_cuda_cfg_ftile(cfg));
+}
+
+/* A configuration's shared memory (elements; kb_fast_shape::SMEM). */
+static inline int64_t kb_cuda_cfg_smem_elems(const kb_cuda_fast_cfg_t *cfg)
+{
+  return cfg->stages * kb_cuda_cfg_stage(cfg) + (cfg->F > 1 ? kb_cuda_cfg_ftile(cfg) : 0);
+}
+
 /* Whether a configuration's kernel stores output contiguous along m
  * (out_is != 1: Y of RIGHT/N) through shared memory, whole sectors of
  * vectors at a time: an MROWS configuration whose tile of outputs fits in
@@ -156,8 +180,7 @@ static inline int kb_cuda_cfg_mrows(const kb_cuda_fast_cfg_t *cfg)
 static inline int kb_cuda_cfg_mstore(const kb_cuda_fast_cfg_t *cfg)
 {
   const int64_t ns = cfg->TK / cfg->P;
-  const int64_t fs = cfg->F > 1 ? (int64_t)cfg->F * cfg->P * cfg->Q : (int64_t)cfg->TP * cfg->Q;
-  return kb_cuda_cfg_mrows(cfg) && cfg->TM * ns * cfg->Q <= cfg->TM * ns * cfg->TP + fs;
+  return kb_cuda_cfg_mrows(cfg) && cfg->TM * ns * cfg->Q <= kb_cuda_cfg_stage(cfg);
 }
 /* Fills the derived fields of cfg (threads, smem, run, TK from its tile
  * sizes are taken as given) and checks the kernel's constraints; 0 if the

@@ -49,6 +49,7 @@ struct kb_fast_args {
   int vec_in;    // in, in_rs and in_bs allow vector loads
   int vec_f;     // every factor runs along l with vector-aligned columns
   int vec_out;   // out_is == 1 and out, out_rs, out_bs allow vector stores
+  int f_varies;  // batch > 1 and some factor differs between entries (f_bs != 0)
 };
 
 template <int N>
@@ -213,8 +214,18 @@ struct kb_fast_shape {
   static constexpr int PF = kb_ipow<F>::template of<P>();   // P^F
   static constexpr int RL = TK / PF;                        // run of consecutive outputs
   static constexpr int FS = F > 1 ? F * P * Q : TP * Q;     // factor tile elements
-  static constexpr int STAGE = TM * SLAB + FS;              // elements of one stage
-  static constexpr int SMEM = ST * STAGE * (int)sizeof(T);
+  // FO: fused factors (whole factors a stage, TP == P) are the same in
+  // every stage of one batch entry, so one copy after the stages serves
+  // them all (two fused 32x32 float factors: 80 -> 72 KB a block, a third
+  // block per SM; ncu, H100: two blocks left 40% of issue slots without an
+  // eligible warp).  Otherwise each stage carries its k-tile of the factor
+  // (one factor's tile is small, and single-factor kernels keep the code
+  // they were measured with).  A stage of FO keeps 4 elements a vector
+  // spare, the padding of MSTORE's rows below.  kb_cuda_cfg_stage
+  // (kb_cuda_kernels.h) says the same.
+  static constexpr bool FO = F > 1;
+  static constexpr int STAGE = TM * SLAB + (FO ? 4 * TM : FS);   // elements between stages
+  static constexpr int SMEM = (ST * STAGE + (FO ? FS : 0)) * (int)sizeof(T);
   // Input contiguous along m (in_is != 1, in_rs == 1: X of RIGHT/N and
   // LEFT/T) is loaded one element per thread, MG consecutive vectors (one
   // 32-byte sector) side by side; only a block of whole sectors of vectors
@@ -290,14 +301,36 @@ kb_fast_kernel(const kb_fast_args<T> a)
   const bool small = ntiles <= (int64_t)0xffffffffLL;
   const int64_t nu = azero ? 0 : my_tiles * NTP;   // stages: (tile, k-tile) pairs
 
-  // Starts the loads of stage u (tile u / NTP, k-tile u % NTP) into its buffer.
-  auto issue = [&](int64_t u) {
+  // FO with factors per batch entry: whether the next stage's tile lies in
+  // another entry than this one's (its factors then replace the one copy).
+  // Tiles step by gridDim.x and entries hold tpe tiles each, so tracking
+  // tile % tpe needs no division per stage (one there cost ptxas 16
+  // registers and spills in the double 16x16 kernels).
+  const int64_t tpe = nslab * nrb;
+  int64_t rem = S::FO && a.f_varies ? (int64_t)blockIdx.x % tpe : 0;
+  auto next_crosses = [&]() {
+    if ((int64_t)gridDim.x >= tpe)
+      return true;
+    rem += gridDim.x;
+    if (rem < tpe)
+      return false;
+    rem -= tpe;
+    return true;
+  };
+  // The factor tile stage u multiplies by.
+  auto factors = [&](int64_t u) {
+    return S::FO ? smem + ST * S::STAGE : smem + (ST == 2 ? (int)(u & 1) : 0) * S::STAGE + TM * SLAB;
+  };
+
+  // Starts the loads of stage u (tile u / NTP, k-tile u % NTP) into its
+  // buffer; FO loads the factors only where new_f says (a new entry's).
+  auto issue = [&](int64_t u, bool new_f) {
     const int64_t tile = blockIdx.x + (u / NTP) * gridDim.x;
     const int tp = (int)(u % NTP) * TP;
     const kb_tile_pos pos = kb_tile_split(tile, nslab, nrb, small);
     const int64_t slab = pos.slab, rb = pos.rb, b = pos.b;
     T *Xs = smem + (ST == 2 ? (int)(u & 1) : 0) * S::STAGE;
-    T *Fs = Xs + TM * SLAB;
+    T *Fs = factors(u);
     const T *in = a.in + b * a.in_bs + (slab * TK + tp) * a.in_is;
     if (S::MROWS && a.in_is != 1) {
       // Along m: a warp reads 32/MG sectors of MG vectors each, one element
@@ -343,8 +376,9 @@ kb_fast_kernel(const kb_fast_args<T> a)
     }
     // Factor tiles Fs[k][l] = A(l, tp + k): one k-tile (F == 1) or all
     // fused factors (F > 1, tp == 0).
+    const bool load_f = !S::FO || new_f;
 #pragma unroll
-    for (int f = 0; f < F; f++) {
+    for (int f = 0; f < F && load_f; f++) {
       const T *Fg = a.F[f] + b * a.f_bs[f] + tp * a.fs_k[f];
       T *Fd = Fs + f * TP * Q;
 #pragma unroll 1
@@ -476,17 +510,21 @@ kb_fast_kernel(const kb_fast_args<T> a)
   }
 
   if (nu > 0)
-    issue(0);
+    issue(0, true);
   for (int64_t u = 0; u < nu; u++) {
-    if (ST == 2 && u + 1 < nu) {
-      issue(u + 1);
+    // The next stage's loads go ahead of this multiply, except where they
+    // replace the one copy of the factors it reads (FO, another entry's).
+    const bool cross = S::FO && a.f_varies && u + 1 < nu && next_crosses();
+    const bool ahead = ST == 2 && u + 1 < nu && !cross;
+    if (ahead) {
+      issue(u + 1, false);
       kb_cp_wait<1>();
     } else {
       kb_cp_wait<0>();
     }
     __syncthreads();
     T *Xs = smem + (ST == 2 ? (int)(u & 1) : 0) * S::STAGE;
-    const T *Fs = Xs + TM * SLAB;
+    const T *Fs = factors(u);
     kb_fast_mac<T, V, Q, TP, NS, RM, RK, RQ, XU>(Xs, Fs, acc, sg, qg, mg);
     if (u % NTP == NTP - 1) {
 #pragma unroll FU
@@ -514,9 +552,9 @@ kb_fast_kernel(const kb_fast_args<T> a)
           for (int j = 0; j < RQ; j++)
             acc[im][i][j] = T(0);
     }
-    __syncthreads();   // this buffer is free for the loads two stages on
-    if (ST == 1 && u + 1 < nu)
-      issue(u + 1);
+    __syncthreads();   // this buffer (and the factors) free for the next loads
+    if (!ahead && u + 1 < nu)
+      issue(u + 1, cross);
   }
 }
 
@@ -545,7 +583,10 @@ static inline void kb_fast_fill_args(kb_fast_args<T> *a, const kb_cuda_step_t *s
   a->batch = st->batch;
   a->K = st->K;
   a->vec_f = 1;
+  a->f_varies = 0;
   for (f = 0; f < KB_CUDA_MAXF; f++) {
+    if (f < F && st->batch > 1 && st->f_bs[f] != 0)
+      a->f_varies = 1;
     a->F[f] = f < F ? (const T *)st->F[f] : nullptr;
     a->fs_l[f] = f < F ? st->fs_l[f] : 0;
     a->fs_k[f] = f < F ? st->fs_k[f] : 0;

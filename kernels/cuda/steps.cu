@@ -222,7 +222,7 @@ static int kb_cfg_occupancy_estimate(const kb_cuda_fast_cfg_t *c)
 
 extern "C" int kb_cuda_cfg_complete(kb_cuda_fast_cfg_t *c)
 {
-  int64_t pf = 1, stage;
+  int64_t pf = 1, elems;
   int esz, V, NS, f;
   if (c->type != 0 && c->type != 1)
     return -1;
@@ -258,10 +258,10 @@ extern "C" int kb_cuda_cfg_complete(kb_cuda_fast_cfg_t *c)
   c->threads = (c->TM / c->RM) * (NS / c->RK) * (c->Q / c->RQ);
   if (c->threads < 32 || c->threads > 1024)
     return -1;
-  stage = (int64_t)c->TM * NS * c->TP + (c->F > 1 ? (int64_t)c->F * c->P * c->Q : (int64_t)c->TP * c->Q);
-  if (stage * c->stages * esz > 227 * 1024)
+  elems = kb_cuda_cfg_smem_elems(c);
+  if (elems * esz > 227 * 1024)
     return -1;
-  c->smem = (int)(stage * c->stages * esz);
+  c->smem = (int)(elems * esz);
   c->run = (int)(c->TK / pf);
   return 0;
 }
