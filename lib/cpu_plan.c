@@ -39,6 +39,7 @@ static int kb_cpu_test_band = -1;
 static int kb_cpu_test_band_dense = -1;
 static int kb_cpu_test_band_seg = -1;
 static int kb_cpu_test_band_col = -1;
+static int kb_cpu_test_band_colpad = -1;
 static int kb_cpu_test_band_tdense = -1;
 
 static int kb_cpu_has(const char *isa)
@@ -206,6 +207,11 @@ void kb_cpu_test_force_band_dense(int n)
 void kb_cpu_test_force_band_col(int col)
 {
   kb_cpu_test_band_col = col;
+}
+
+void kb_cpu_test_force_band_colpad(int pad)
+{
+  kb_cpu_test_band_colpad = pad;
 }
 
 void kb_cpu_test_force_band_tdense(int td)
@@ -924,6 +930,7 @@ static void kb_cpu_band_col(const kb_problem_t *pb, const kb_cpu_opt_t *kt, size
   int64_t c, n = pb->K;
   int t, t0, t1;
   pl->band_col_t = pl->band_col_e = 0;
+  pl->band_col_ld = 0;
   if (kb_cpu_test_band_col == 0 || (kb_cpu_test_band_col < 0 && !beyond_l2) || pl->band_seg_in <= 0)
     return;
   if (pl->band_seg_t == 0) {
@@ -950,6 +957,15 @@ static void kb_cpu_band_col(const kb_problem_t *pb, const kb_cpu_opt_t *kt, size
     return;
   pl->band_col_t = t0;
   pl->band_col_e = t1;
+  /* after segments that go first (each segment whole tile rows), the
+   * tiles' rows a vector apart more than c in the row buffer: see
+   * kb_cpu_band_t.col_ld.  The buffer grows by that vector a row. */
+  if (pl->band_seg_t == 0 && t0 > 0 && pl->band_seg_blk == c && pl->band_seg_in % c == 0 &&
+      kb_cpu_test_band_colpad != 0) {
+    pl->band_col_ld = c + kt->vl;
+    if (pl->band_buf_elems < n / c * pl->band_col_ld)
+      pl->band_buf_elems = n / c * pl->band_col_ld;
+  }
 }
 
 int kb_cpu_band_ok(const kb_problem_t *pb, const kb_cpu_opt_t *kt)
@@ -1241,8 +1257,8 @@ static void kb_cpu_plan_log(const kb_cpu_plan_t *pl, const char *why, double cr,
     o += (size_t)snprintf(buf + o, sizeof buf - o, " steps %d..%d in %d segments of %lld", pl->band_seg_t,
                           pl->band_seg_e - 1, pl->band_seg_n, (long long)pl->band_seg_in);
   if (pl->band && pl->band_col_e > 0)
-    o += (size_t)snprintf(buf + o, sizeof buf - o, " steps %d..%d in column tiles", pl->band_col_t,
-                          pl->band_col_e - 1);
+    o += (size_t)snprintf(buf + o, sizeof buf - o, " steps %d..%d in column tiles%s", pl->band_col_t,
+                          pl->band_col_e - 1, pl->band_col_ld > 0 ? " (rows padded)" : "");
   for (k = 0; k < pl->ngroups && o + 64 < sizeof buf; k++)
     o += (size_t)snprintf(buf + o, sizeof buf - o, " [%d..%d P=%lld S=%lld nb=%d]", pl->g[k].hi,
                           pl->g[k].lo, (long long)pl->g[k].P, (long long)pl->g[k].S, pl->g[k].nb);

@@ -78,6 +78,9 @@ typedef struct {
   /* steps [band_col_t, band_col_e) as column tiles (kb_cpu_band_t.col_t);
    * band_col_e = 0: none */
   int band_col_t, band_col_e;
+  /* the row buffer's stride between column-tile rows (kb_cpu_band_t.
+   * col_ld); 0: c, contiguous */
+  int64_t band_col_ld;
   /* band_tdense[t]: the dense step t runs across slices (kb_cpu_band_t.
    * tdense), its digits' A^T at off_tdense[t] */
   int band_tdense[KB_CPU_PLAN_MAXF];
@@ -201,6 +204,9 @@ long kb_cpu_test_seg_runs(void);     /* batch entries run with segments */
  * steps allow (the steps before or after segments), 0 never, -1 the
  * model's. */
 void kb_cpu_test_force_band_col(int col);
+/* Padded column-tile rows (kb_cpu_plan_t.band_col_ld): 0 never, -1 the
+ * planner's (wherever the column tiles follow segments that go first). */
+void kb_cpu_test_force_band_colpad(int pad);
 long kb_cpu_test_col_runs(void);     /* batch entries run with column tiles */
 /* Dense steps across slices (kb_cpu_plan_t.band_tdense): 1 or -1
  * wherever the kernels take them, 0 never. */

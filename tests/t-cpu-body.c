@@ -572,7 +572,7 @@ int main(void)
   if (kb_cpu_test_force_isa(KB_TEST_ISA) != 0)
     tap_skip_all("this CPU or build has no %s kernels", KB_TEST_ISA);
   kb_rng_seed(&r, seed);
-  tap_plan(1 + 4 * 4 + 2 + 2 + 2 + 2 + 2 + 2 + 2 + 2 + 1 + 1);
+  tap_plan(1 + 4 * 4 + 2 + 2 + 2 + 2 + 2 + 2 + 2 + 2 + 2 + 1 + 1);
   tap_ok(kronblasCreateWithBackend(&h, KRONBLAS_BACKEND_CPU) == KRONBLAS_STATUS_SUCCESS, "CPU handle");
 
   t0 = kb_t_now();
@@ -1016,6 +1016,17 @@ int main(void)
                       "of banded plans, after or before segments, p = 2..8, q != p, 1-3 threads, against the "
                       "explicit product or the randomised identity",
                       "batch entries with column tiles");
+    /* the same with the tile rows c apart in the row buffer (where
+     * segments go first they are a vector more apart by default,
+     * kb_cpu_plan_t.band_col_ld, and the previous row goes to Y during
+     * the next one): the last column step scatters straight to Y */
+    kb_cpu_test_force_band_colpad(0);
+    kb_t_band_section(h, &r, type, fixed, (int)(sizeof fixed / sizeof fixed[0]), 1, 2, 1, 4, kb_cpu_test_col_runs,
+                      "column tiles, rows not padded",
+                      "of banded plans, after or before segments, the last step's stores straight to Y, against "
+                      "the explicit product or the randomised identity",
+                      "batch entries with column tiles");
+    kb_cpu_test_force_band_colpad(-1);
   }
   tap_diag("column tiles: %.2f s", kb_t_now() - t0);
   t0 = kb_t_now();
@@ -1337,7 +1348,8 @@ int main(void)
    * 1024_16x16^4 in one group in place, 3-0 (23.5-25.5 ms against
    * 26.8-27.8 for the rotating 3-2,1-0, interleaved, two threads), where
    * Ice Lake measured the rotating plan faster (106 ms against 115, one
-   * thread) */
+   * thread).  The banded plans of 16_8x8^6 hold their column tiles' rows a
+   * vector more than 2 KiB apart (kb_cpu_plan_t.band_col_ld) */
   {
     static const struct {
       kronblasDataType_t type;
@@ -1346,13 +1358,14 @@ int main(void)
       const char *rates;
       const char *groups;
       int inplace, band, lastnb;
+      int64_t colld;    /* the banded plan's column-tile rows this far apart (0: not padded) */
     } cases[] = {
-      { KRONBLAS_R_64F, 16, 6, 8, 2, "zen5", "5-1,0-0", 1, 0, 128 },
-      { KRONBLAS_R_64F, 16, 6, 8, 1, "zen5", "5-1,0-0", 1, 0, 128 },
-      { KRONBLAS_R_64F, 16, 6, 8, 2, "default", "5-0", 0, 1, 0 },
-      { KRONBLAS_R_32F, 16, 6, 8, 2, "zen5", "5-0", 0, 1, 0 },
-      { KRONBLAS_R_32F, 1024, 4, 16, 2, "zen5", "3-0", 1, 0, 0 },
-      { KRONBLAS_R_32F, 1024, 4, 16, 2, "default", "3-2,1-0", 0, 0, 0 },
+      { KRONBLAS_R_64F, 16, 6, 8, 2, "zen5", "5-1,0-0", 1, 0, 128, 0 },
+      { KRONBLAS_R_64F, 16, 6, 8, 1, "zen5", "5-1,0-0", 1, 0, 128, 0 },
+      { KRONBLAS_R_64F, 16, 6, 8, 2, "default", "5-0", 0, 1, 0, 512 + 8 },
+      { KRONBLAS_R_32F, 16, 6, 8, 2, "zen5", "5-0", 0, 1, 0, 512 + 16 },
+      { KRONBLAS_R_32F, 1024, 4, 16, 2, "zen5", "3-0", 1, 0, 0, 0 },
+      { KRONBLAS_R_32F, 1024, 4, 16, 2, "default", "3-2,1-0", 0, 0, 0, 0 },
     };
     const kb_cpu_opt_t *kt = kb_cpu_kernels_for(KRONBLAS_R_32F);
     if (kt == NULL || strcmp(kt->name, "avx512") != 0) {
@@ -1370,14 +1383,16 @@ int main(void)
                           sizeof got);
         if (strcmp(rn, cases[ci].rates) != 0 || strcmp(got, cases[ci].groups) != 0 ||
             pl.inplace != cases[ci].inplace || pl.band != cases[ci].band ||
-            (cases[ci].lastnb > 0 && (pl.ngroups < 1 || pl.g[pl.ngroups - 1].nb != cases[ci].lastnb))) {
+            (cases[ci].lastnb > 0 && (pl.ngroups < 1 || pl.g[pl.ngroups - 1].nb != cases[ci].lastnb)) ||
+            (pl.band && pl.band_col_ld != cases[ci].colld)) {
           ok = 0;
-          snprintf(msg, sizeof msg, ": %c %lld_%lldx%lld^%lld, %d threads, rates %s (asked %s): groups %s (last nb %d)%s%s, "
-                   "expected %s%s%s",
+          snprintf(msg, sizeof msg, ": %c %lld_%lldx%lld^%lld, %d threads, rates %s (asked %s): groups %s (last nb %d)%s%s "
+                   "col_ld %lld, expected %s%s%s col_ld %lld",
                    cases[ci].type == KRONBLAS_R_32F ? 's' : 'd', (long long)cases[ci].m, (long long)cases[ci].p,
                    (long long)cases[ci].p, (long long)cases[ci].n, cases[ci].nthreads, rn, cases[ci].rates, got,
                    pl.ngroups > 0 ? pl.g[pl.ngroups - 1].nb : 0, pl.inplace ? " ip1" : "", pl.band ? " bd1" : "",
-                   cases[ci].groups, cases[ci].inplace ? " ip1" : "", cases[ci].band ? " bd1" : "");
+                   (long long)pl.band_col_ld, cases[ci].groups, cases[ci].inplace ? " ip1" : "",
+                   cases[ci].band ? " bd1" : "", (long long)cases[ci].colld);
         }
       }
       kb_cpu_test_caches(0, 0, 0);

@@ -137,6 +137,17 @@ typedef struct {
    * L2/L3 once for all of them instead of once per step (rows beyond L2:
    * 16_8x8^6) */
   int col_t, col_e;
+  /* col_ld > 0 (column tiles after segments that go first): the row
+   * buffer holds the tiles' rows col_ld elements apart, not c; the
+   * segments write it so, the column tiles gather from it and write their
+   * results back in place, and the row goes to Y in sequence while the
+   * next row runs (kb_bpf_copy in band_kernels.inc).  Rows
+   * a power of two bytes apart (c = 512 floats: 2 KiB) share two of the
+   * 64 L1 sets: the gather missed L1 and every store of the scatter to Y
+   * waited on its line (Zen 5: 512 lines 2 KiB apart stored at ~15x the
+   * time of the same lines in sequence, loaded at ~3x; 2 KiB + 64 bytes
+   * apart, at the time of a sequence) */
+  int64_t col_ld;
   /* tdense[t]: the dense step t (tdense[t] equal square digits of p =
    * tdp[t], KB_CPU_BAND_TD_OK) runs across slices (kb_band_tdense): At[t]
    * holds the digits' A^T (At[k*p + l] = A[l, k]), p*p each, the slowest
