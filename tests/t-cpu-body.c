@@ -921,8 +921,9 @@ int main(void)
    * dense step after straight and fused steps or alone, slices in whole
    * blocks of a vector's lanes and a ragged last one (3^3 alone: S = 1;
    * 3^5: S = 9; 3^7: 81; 2^7: 4; 2^8: 8), the outputs straight into the
-   * next block (plain stores) or through the epilogue, odd m, 1-3 threads,
-   * alpha, beta, padding; the model's dense step of 3^7 too */
+   * next block (plain stores), through the epilogue or non-temporal
+   * (shifted onto Y's lines), odd m, 1-3 threads, alpha, beta, padding;
+   * the model's dense step of 3^7 too */
   for (ti = 0; ti < 2; ti++) {
     const kronblasDataType_t type = kb_t_types[ti];
     const kb_cpu_opt_t *kt = kb_cpu_kernels_for(type);
@@ -943,13 +944,20 @@ int main(void)
         KL *= P.p[i] * P.q[i];
       }
       P.dense = td[c / 3].dense;
+      /* every third call with a last-level cache so small that Y goes
+       * non-temporal (y_stream, beta = 0): rows of Y that start off a
+       * line (odd lengths, padding) take kb_td_block's shifted stores */
+      if (c % 3 == 2)
+        kb_cpu_test_caches((size_t)48 << 10, (size_t)1024 << 10, (size_t)64 << 10);
       kb_t_band_call(h, &r, &P, KL, &nbad, &nrun, first, sizeof first);
+      if (c % 3 == 2)
+        kb_cpu_test_caches(0, 0, 0);
     }
     /* (the AVX-512 kernels only: elsewhere none may run that way) */
     kb_t_band_report(kt != NULL && kt->band_half ? kt : NULL, type,
                      "dense steps across slices",
-                     "3^3 and 2^5 after other steps or alone, whole and ragged blocks of slices, plain and "
-                     "epilogue stores, 1-3 threads, against the explicit product or the identity",
+                     "3^3 and 2^5 after other steps or alone, whole and ragged blocks of slices, plain, "
+                     "epilogue and non-temporal stores, 1-3 threads, against the explicit product or the identity",
                      nbad, nrun, first, kb_cpu_test_tdense_runs() - runs0, nrun / 2,
                      "batch entries with one");
   }
