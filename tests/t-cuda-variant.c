@@ -6,7 +6,8 @@
  * planted through a wisdom file, computes the same as the CPU backend on
  * random data with poisoned outputs; and a model plan made after the
  * tuning never takes one (model plans must not depend on what the process
- * tuned before).  SKIPs without a CUDA device. */
+ * tuned before).  Also the fused configurations over strided batches with
+ * per-entry factors (batch_walk).  SKIPs without a CUDA device. */
 #include "t-cuda-util.c"
 #include "t-cuda-force.c"
 
@@ -96,12 +97,13 @@ static void shape(kronblasDataType_t t, int64_t m, int n, int64_t P)
   free(w);
 }
 
-/* Precompiled configurations that keep one copy of their factors (whole
- * factors a stage: kb_fast.cuh, FO), planted as the first launch of a
- * strided batch whose factors differ per entry, with more tiles than the
- * device holds blocks: a block's walk crosses entries and must load the
- * next entry's factors only after its last multiply by the old ones.
- * Quick mode: a few vectors (no walk; racecheck). */
+/* Precompiled configurations of fused factors, which keep one copy of
+ * them (kb_fast.cuh, FO), planted as the first launch of a strided batch
+ * whose factors differ per entry, with more tiles than the device holds
+ * blocks: a block's walk crosses entries and must load the next entry's
+ * factors only after its last multiply by the old ones.  The one-factor
+ * 32x32 configuration (a copy per stage) walks the same batch as the
+ * reference.  Quick mode: a few vectors (no walk; racecheck). */
 static void batch_walk(void)
 {
   static const struct {
