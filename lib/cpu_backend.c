@@ -694,6 +694,7 @@ static void kb_cpu_run_band(const kb_cpu_plan_t *pl, const kb_problem_t *pb, cha
   B.col_t = pl->band_col_t;
   B.col_e = pl->band_col_e;
   B.col_ld = pl->band_col_ld;
+  B.col_w = pl->band_col_w;
   __atomic_fetch_add(&kb_cpu_band_runs, 1, __ATOMIC_RELAXED);
   if (pl->band_seg_in > 0)
     __atomic_fetch_add(&kb_cpu_seg_runs, 1, __ATOMIC_RELAXED);

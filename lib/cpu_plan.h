@@ -81,6 +81,9 @@ typedef struct {
   /* the row buffer's stride between column-tile rows (kb_cpu_band_t.
    * col_ld); 0: c, contiguous */
   int64_t band_col_ld;
+  /* > 1: column tiles of band_col_w vectors, the last step straight to Y
+   * (kb_cpu_band_t.col_w); else one vector */
+  int64_t band_col_w;
   /* band_tdense[t]: the dense step t runs across slices (kb_cpu_band_t.
    * tdense), its digits' A^T at off_tdense[t] */
   int band_tdense[KB_CPU_PLAN_MAXF];
@@ -207,6 +210,10 @@ void kb_cpu_test_force_band_col(int col);
 /* Padded column-tile rows (kb_cpu_plan_t.band_col_ld): 0 never, -1 the
  * planner's (wherever the column tiles follow segments that go first). */
 void kb_cpu_test_force_band_colpad(int pad);
+/* Wide column tiles straight to Y (kb_cpu_plan_t.band_col_w): 0 never,
+ * -1 the planner's (wherever padded rows allow runs of
+ * KB_CPU_BAND_COL_RUN bytes, with segments of up to KB_CPU_BAND_SEG_MAX) */
+void kb_cpu_test_force_band_wide(int wide);
 long kb_cpu_test_col_runs(void);     /* batch entries run with column tiles */
 /* Dense steps across slices (kb_cpu_plan_t.band_tdense): 1 or -1
  * wherever the kernels take them, 0 never. */

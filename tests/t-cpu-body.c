@@ -572,7 +572,7 @@ int main(void)
   if (kb_cpu_test_force_isa(KB_TEST_ISA) != 0)
     tap_skip_all("this CPU or build has no %s kernels", KB_TEST_ISA);
   kb_rng_seed(&r, seed);
-  tap_plan(1 + 4 * 4 + 2 + 2 + 2 + 2 + 2 + 2 + 2 + 2 + 2 + 1 + 1);
+  tap_plan(1 + 4 * 4 + 2 + 2 + 2 + 2 + 2 + 2 + 2 + 2 + 2 + 2 + 1 + 1);
   tap_ok(kronblasCreateWithBackend(&h, KRONBLAS_BACKEND_CPU) == KRONBLAS_STATUS_SUCCESS, "CPU handle");
 
   t0 = kb_t_now();
@@ -1035,6 +1035,18 @@ int main(void)
                       "the explicit product or the randomised identity",
                       "batch entries with column tiles");
     kb_cpu_test_force_band_colpad(-1);
+    /* padded rows where the planner would take wide tiles straight to Y
+     * (kb_cpu_plan_t.band_col_w; every padded case above: tiles of 8 or
+     * more vectors, 4 digits in segments for 8^6) kept one vector wide:
+     * the last step back into the row buffer, the row to Y after it or
+     * during the next one (kb_bpf_copy) */
+    kb_cpu_test_force_band_wide(0);
+    kb_t_band_section(h, &r, type, fixed, (int)(sizeof fixed / sizeof fixed[0]), 1, 2, 1, 4, kb_cpu_test_col_runs,
+                      "column tiles, one vector wide",
+                      "of banded plans, after or before segments, padded rows copied to Y, against the explicit "
+                      "product or the randomised identity",
+                      "batch entries with column tiles");
+    kb_cpu_test_force_band_wide(-1);
   }
   tap_diag("column tiles: %.2f s", kb_t_now() - t0);
   t0 = kb_t_now();
@@ -1357,7 +1369,10 @@ int main(void)
    * 26.8-27.8 for the rotating 3-2,1-0, interleaved, two threads), where
    * Ice Lake measured the rotating plan faster (106 ms against 115, one
    * thread).  The banded plans of 16_8x8^6 hold their column tiles' rows a
-   * vector more than 2 KiB apart (kb_cpu_plan_t.band_col_ld) */
+   * vector more than 2 KiB (float: 16 KiB) apart (kb_cpu_plan_t.
+   * band_col_ld); float takes four digits in segments (KB_CPU_BAND_SEG_MAX)
+   * and two in column tiles of 8 vectors that write Y straight
+   * (band_col_w); double's 4-digit segments would not fit */
   {
     static const struct {
       kronblasDataType_t type;
@@ -1367,13 +1382,14 @@ int main(void)
       const char *groups;
       int inplace, band, lastnb;
       int64_t colld;    /* the banded plan's column-tile rows this far apart (0: not padded) */
+      int64_t colw;     /* its column tiles' vectors (0: one, not straight to Y) */
     } cases[] = {
-      { KRONBLAS_R_64F, 16, 6, 8, 2, "zen5", "5-1,0-0", 1, 0, 128, 0 },
-      { KRONBLAS_R_64F, 16, 6, 8, 1, "zen5", "5-1,0-0", 1, 0, 128, 0 },
-      { KRONBLAS_R_64F, 16, 6, 8, 2, "default", "5-0", 0, 1, 0, 512 + 8 },
-      { KRONBLAS_R_32F, 16, 6, 8, 2, "zen5", "5-0", 0, 1, 0, 512 + 16 },
-      { KRONBLAS_R_32F, 1024, 4, 16, 2, "zen5", "3-0", 1, 0, 0, 0 },
-      { KRONBLAS_R_32F, 1024, 4, 16, 2, "default", "3-2,1-0", 0, 0, 0, 0 },
+      { KRONBLAS_R_64F, 16, 6, 8, 2, "zen5", "5-1,0-0", 1, 0, 128, 0, 0 },
+      { KRONBLAS_R_64F, 16, 6, 8, 1, "zen5", "5-1,0-0", 1, 0, 128, 0, 0 },
+      { KRONBLAS_R_64F, 16, 6, 8, 2, "default", "5-0", 0, 1, 0, 512 + 8, 0 },
+      { KRONBLAS_R_32F, 16, 6, 8, 2, "zen5", "5-0", 0, 1, 0, 4096 + 16, 8 },
+      { KRONBLAS_R_32F, 1024, 4, 16, 2, "zen5", "3-0", 1, 0, 0, 0, 0 },
+      { KRONBLAS_R_32F, 1024, 4, 16, 2, "default", "3-2,1-0", 0, 0, 0, 0, 0 },
     };
     const kb_cpu_opt_t *kt = kb_cpu_kernels_for(KRONBLAS_R_32F);
     if (kt == NULL || strcmp(kt->name, "avx512") != 0) {
@@ -1392,15 +1408,16 @@ int main(void)
         if (strcmp(rn, cases[ci].rates) != 0 || strcmp(got, cases[ci].groups) != 0 ||
             pl.inplace != cases[ci].inplace || pl.band != cases[ci].band ||
             (cases[ci].lastnb > 0 && (pl.ngroups < 1 || pl.g[pl.ngroups - 1].nb != cases[ci].lastnb)) ||
-            (pl.band && pl.band_col_ld != cases[ci].colld)) {
+            (pl.band && (pl.band_col_ld != cases[ci].colld || pl.band_col_w != cases[ci].colw))) {
           ok = 0;
           snprintf(msg, sizeof msg, ": %c %lld_%lldx%lld^%lld, %d threads, rates %s (asked %s): groups %s (last nb %d)%s%s "
-                   "col_ld %lld, expected %s%s%s col_ld %lld",
+                   "col_ld %lld col_w %lld, expected %s%s%s col_ld %lld col_w %lld",
                    cases[ci].type == KRONBLAS_R_32F ? 's' : 'd', (long long)cases[ci].m, (long long)cases[ci].p,
                    (long long)cases[ci].p, (long long)cases[ci].n, cases[ci].nthreads, rn, cases[ci].rates, got,
                    pl.ngroups > 0 ? pl.g[pl.ngroups - 1].nb : 0, pl.inplace ? " ip1" : "", pl.band ? " bd1" : "",
-                   (long long)pl.band_col_ld, cases[ci].groups, cases[ci].inplace ? " ip1" : "",
-                   cases[ci].band ? " bd1" : "", (long long)cases[ci].colld);
+                   (long long)pl.band_col_ld, (long long)pl.band_col_w, cases[ci].groups,
+                   cases[ci].inplace ? " ip1" : "", cases[ci].band ? " bd1" : "", (long long)cases[ci].colld,
+                   (long long)cases[ci].colw);
         }
       }
       kb_cpu_test_caches(0, 0, 0);

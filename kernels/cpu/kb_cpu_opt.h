@@ -148,6 +148,10 @@ typedef struct {
    * time of the same lines in sequence, loaded at ~3x; 2 KiB + 64 bytes
    * apart, at the time of a sequence) */
   int64_t col_ld;
+  /* col_w > 1 (with col_ld, kb_cpu_plan_t.band_col_w): tiles of col_w
+   * vectors, the last step writing them straight to Y in runs of
+   * KB_CPU_BAND_COL_RUN bytes or more; no copy of the row */
+  int64_t col_w;
   /* tdense[t]: the dense step t (tdense[t] equal square digits of p =
    * tdp[t], KB_CPU_BAND_TD_OK) runs across slices (kb_band_tdense): At[t]
    * holds the digits' A^T (At[k*p + l] = A[l, k]), p*p each, the slowest
@@ -160,7 +164,30 @@ typedef struct {
  * saves) and at most 32 (a tile of vectors in registers) */
 #define KB_CPU_BAND_TD_OK(p, nd) (((p) == 3 && (nd) == 3) || ((p) == 2 && (nd) == 5))
 #define KB_CPU_BAND_SEG_BYTES 8192
+/* the segments' buffers (band_kernels.inc) hold this much: the planner
+ * takes blocks of up to this size where the column tiles after them then
+ * write Y directly (KB_CPU_BAND_COL_RUN) */
+#define KB_CPU_BAND_SEG_MAX 16384
 #define KB_CPU_BAND_COL_BYTES 32768
+/* Column tiles of c/vl >= w > 1 vectors: the last step writes runs of
+ * w*vl elements, c apart.  Runs of at least this many bytes go straight
+ * to Y (non-temporal) instead of back into a padded row buffer that is
+ * copied to Y afterwards (col_ld): float 16_8x8^6 on Zen 5, 4-digit
+ * segments and 2-digit tiles of 8 vectors, see kb_band_cols. */
+#define KB_CPU_BAND_COL_RUN 512
+
+/* Vectors per column tile over r tile rows of c elements: as many as fit
+ * KB_CPU_BAND_COL_BYTES, a divisor of c/vl. */
+static inline int64_t kb_cpu_band_col_w(int64_t c, int64_t r, int64_t vl, int64_t esz)
+{
+  const int64_t cv = c / vl;
+  int64_t w = KB_CPU_BAND_COL_BYTES / (esz * r * vl);
+  if (w > cv)
+    w = cv;
+  while (w > 1 && cv % w != 0)
+    w--;
+  return w < 1 ? 1 : w;
+}
 
 /* Phases of a banded step: vector v (lanes v*vl ..) has the coefficients
  * of phase v % nph. */
