@@ -630,6 +630,7 @@ long kb_cpu_test_seg_runs(void)
 }
 
 static long kb_cpu_col_runs;       /* test hook: entries run with column tiles */
+static long kb_cpu_wide_runs;      /* test hook: entries run with wide column tiles straight to Y */
 static long kb_cpu_tdense_runs;    /* test hook: entries run with a dense step across slices */
 
 long kb_cpu_test_tdense_runs(void)
@@ -640,6 +641,11 @@ long kb_cpu_test_tdense_runs(void)
 long kb_cpu_test_col_runs(void)
 {
   return __atomic_load_n(&kb_cpu_col_runs, __ATOMIC_RELAXED);
+}
+
+long kb_cpu_test_wide_runs(void)
+{
+  return __atomic_load_n(&kb_cpu_wide_runs, __ATOMIC_RELAXED);
 }
 
 /* A banded plan (kb_cpu_band_t) on one batch entry: threads take blocks
@@ -700,6 +706,8 @@ static void kb_cpu_run_band(const kb_cpu_plan_t *pl, const kb_problem_t *pb, cha
     __atomic_fetch_add(&kb_cpu_seg_runs, 1, __ATOMIC_RELAXED);
   if (pl->band_col_e > 0)
     __atomic_fetch_add(&kb_cpu_col_runs, 1, __ATOMIC_RELAXED);
+  if (pl->band_col_e > 0 && pl->band_col_w > 1)
+    __atomic_fetch_add(&kb_cpu_wide_runs, 1, __ATOMIC_RELAXED);
   for (t = 0; t < pl->band_nsteps; t++)
     if (pl->band_dense[t]) {
       __atomic_fetch_add(&kb_cpu_dense_runs, 1, __ATOMIC_RELAXED);

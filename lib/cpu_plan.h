@@ -215,6 +215,7 @@ void kb_cpu_test_force_band_colpad(int pad);
  * KB_CPU_BAND_COL_RUN bytes, with segments of up to KB_CPU_BAND_SEG_MAX) */
 void kb_cpu_test_force_band_wide(int wide);
 long kb_cpu_test_col_runs(void);     /* batch entries run with column tiles */
+long kb_cpu_test_wide_runs(void);    /* ... of them with wide tiles straight to Y (band_col_w) */
 /* Dense steps across slices (kb_cpu_plan_t.band_tdense): 1 or -1
  * wherever the kernels take them, 0 never. */
 void kb_cpu_test_force_band_tdense(int td);

@@ -572,7 +572,7 @@ int main(void)
   if (kb_cpu_test_force_isa(KB_TEST_ISA) != 0)
     tap_skip_all("this CPU or build has no %s kernels", KB_TEST_ISA);
   kb_rng_seed(&r, seed);
-  tap_plan(1 + 4 * 4 + 2 + 2 + 2 + 2 + 2 + 2 + 2 + 2 + 2 + 2 + 1 + 1);
+  tap_plan(1 + 4 * 4 + 2 + 2 + 2 + 2 + 2 + 2 + 2 + 2 + 2 + 2 + 2 + 1 + 1);
   tap_ok(kronblasCreateWithBackend(&h, KRONBLAS_BACKEND_CPU) == KRONBLAS_STATUS_SUCCESS, "CPU handle");
 
   t0 = kb_t_now();
@@ -1019,11 +1019,24 @@ int main(void)
       { { 2, 8, 8, 8 }, { 2, 8, 8, 8 } }, { { 5, 8, 8, 8 }, { 5, 8, 8, 8 } }, { { 2, 2, 8, 8, 8 }, { 2, 2, 8, 8, 16 } },
       { { 2, 3, 2, 8, 8, 8 }, { 2, 3, 2, 8, 8, 8 } }, { { 8, 8, 8, 8, 8, 8 }, { 8, 8, 8, 8, 8, 8 } } };
     /* segments last, segments first (where every factor is square) */
+    const long wide0 = kb_cpu_test_wide_runs();
     kb_t_band_section(h, &r, type, fixed, (int)(sizeof fixed / sizeof fixed[0]), 1, 2, 1, 4, kb_cpu_test_col_runs,
                       "column tiles",
                       "of banded plans, after or before segments, p = 2..8, q != p, 1-3 threads, against the "
                       "explicit product or the randomised identity",
                       "batch entries with column tiles");
+    /* the section above must have run the wide tiles (the planner's
+     * default where segments go first and the tiles reach 512-byte runs),
+     * or it no longer tests them */
+    {
+      const long wide = kb_cpu_test_wide_runs() - wide0;
+      const kb_cpu_opt_t *kt = kb_cpu_kernels_for(type);
+      if (kt == NULL)
+        tap_ok(wide == 0, "%s: no wide column tiles without optimised kernels", kb_oracle_type_name(type));
+      else
+        tap_ok(wide > 0, "%s: column tiles: %ld batch entries with wide tiles straight to Y",
+               kb_oracle_type_name(type), wide);
+    }
     /* the same with the tile rows c apart in the row buffer (where
      * segments go first they are a vector more apart by default,
      * kb_cpu_plan_t.band_col_ld, and the previous row goes to Y during
