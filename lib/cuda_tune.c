@@ -687,6 +687,13 @@ kronblasStatus_t kb_cuda_wisdom_add(struct kronblasContext *h, const char *keys,
           (k.policy == KRONBLAS_KERNELS_NO_FUSION && c->F != 1) || c->type != k.type ||
           c->F != nf || c->TK <= 0 || Kin[ih] % c->TK != 0)
         goto bad;
+      /* Output runs shorter than a vector (the whole-vector configurations:
+       * 8^5, 32^3, 64^2) are contiguous only where the slab is the whole
+       * vector, or where the outputs go along m through shared memory
+       * (kb_fast.cuh, epilogue_m); anywhere else their vector stores would
+       * land in the wrong places, so the planners never take them there. */
+      if (c->run % c->vw != 0 && c->TK != Kin[ih] && !(!k.y_contig && ih + 1 == nf && kb_cuda_cfg_mstore(c)))
+        goto bad;
       for (j = ih; j > ih - nf; j--)
         if (k.p[j] != c->P || k.q[j] != c->Q)
           goto bad;

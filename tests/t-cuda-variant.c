@@ -117,6 +117,9 @@ static void batch_walk(void)
     { KRONBLAS_R_32F, 8, 200, 5, "fast:t0:p8:q8:f3:tk8192:tm1:tp8:rk4:rq8:rm1:st2:xu1" },
     { KRONBLAS_R_32F, 8, 100, 5, "fast:t0:p8:q8:f3:tk16384:tm1:tp8:rk4:rq8:rm1:st2:xu1" },
     { KRONBLAS_R_64F, 16, 48, 4, "fast:t1:p16:q16:f2:tk8192:tm1:tp16:rk2:rq16:rm1:st2:xu1" },
+    /* two fused 64x64 factors over a whole vector, two a block: an odd m
+     * leaves the last block one */
+    { KRONBLAS_R_32F, 64, 201, 2, "fast:t0:p64:q64:f2:tk4096:tm2:tp64:rk4:rq8:rm1:st2:xu4" },
   };
   size_t s;
   for (s = 0; s < sizeof w / sizeof w[0]; s++) {
@@ -143,7 +146,8 @@ static void batch_walk(void)
   kronblasForgetWisdom(tc_gpu);
 }
 
-/* Words of tiles no kernel has are refused on import, variant or not. */
+/* Words of tiles no kernel has, and whole-vector tiles on longer vectors,
+ * are refused on import, variant or not. */
 static void bad_words(void)
 {
   static const ts_bad_t bad[] = {
@@ -151,6 +155,12 @@ static void bad_words(void)
       "slices per thread not a multiple of the vector" },
     { "t0 xk1 yl1 dp0 pol0 m3 32x32", "0:1:fast:t0:p32:q32:f1:tk4096:tm1:tp32:rk8:rq64:rm1:st2:xu2",
       "512 accumulators a thread" },
+    /* whole-vector configurations (output runs shorter than a vector) on
+     * a longer vector: their vector stores would scatter wrongly */
+    { "t0 xk1 yl1 dp0 pol0 m3 64x64,64x64,64x64",
+      "2:2:fast:t0:p64:q64:f2:tk4096:tm2:tp64:rk4:rq8:rm1:st2:xu4 0:1:generic", "64^2 slab of a 64^3 vector" },
+    { "t0 xk1 yl1 dp0 pol0 m3 8x8,8x8,8x8,8x8,8x8,8x8",
+      "5:5:fast:t0:p8:q8:f5:tk32768:tm1:tp8:rk16:rq8:rm1:st1:xu1 0:1:generic", "8^5 slab of an 8^6 vector" },
   };
   ts_refused(bad, sizeof bad / sizeof bad[0]);
   kronblasForgetWisdom(tc_gpu);

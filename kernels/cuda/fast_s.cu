@@ -31,7 +31,15 @@
 //    factors were stored once (H100, 2026-11-22, K = 2^18 and 2^24, m =
 //    1024 and 16: 0.833 -> 0.764 ms, 0.848 -> 0.785);
 //  - for P >= 64 a GEMM-like 32-wide k-tile with an 8x8 register tile, in
-//    two variants (multiply loop rolled or fully unrolled) for the tuner.
+//    two variants (multiply loop rolled or fully unrolled) for the tuner;
+//  - two fused 64x64 factors over a whole vector of 4096 (the only slab
+//    where their runs of one output are contiguous: the planner takes it
+//    only there), two vectors and 256 threads a block, a 4x8 register
+//    tile, four k-steps unrolled: 1024_64x64^2 in one pass instead of two
+//    cuBLAS GEMMs (H100, 2026-11-22, tuner's timings of the launch: 0.0360
+//    ms against 0.042 for cuBLAS' two; of nine shapes tried, 128 threads
+//    with an 8x8 tile 0.047, two vectors a thread 0.037, 512 threads
+//    0.039-0.046, one vector a block 0.043-0.048, rolled 0.037).
 #include "kb_fast.cuh"
 
 //                    T      type P    Q    F  TP   NS    TM RM RK RQ ST XU
@@ -50,5 +58,6 @@ const kb_fast_entry kb_fast_table_s[] = {
   KB_FAST_ENTRY(float, 0, 128, 128,   1, 32,  128,  1, 1, 8, 8, 2, 1),
   KB_FAST_ENTRY(float, 0,  64,  64,   1, 32,   64,  2, 1, 8, 8, 2, 8),
   KB_FAST_ENTRY(float, 0, 128, 128,   1, 32,  128,  1, 1, 8, 8, 2, 8),
+  KB_FAST_ENTRY(float, 0,  64,  64,   2, 64,   64,  2, 1, 4, 8, 2, 4),
 };
 const int kb_fast_table_s_n = sizeof kb_fast_table_s / sizeof kb_fast_table_s[0];
