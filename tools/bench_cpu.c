@@ -188,7 +188,10 @@ const char *kb_bench_cpu_blas_core(void)
  * EPYC of family 26 (Zen 5), two cores, SGEMM 222-251 GFLOP/s as "Haswell"
  * (what OPENBLAS_CORETYPE in this project's build environment says), 403-512
  * as "SkylakeX" or "Cooperlake" (its own choice); DGEMM 107-128 against
- * 197-219 (measured 2026-11-22).  The header of the table says so. */
+ * 197-219 (measured 2026-11-22).  And on a CPU it does not know it falls
+ * back to SSE3 kernels: an Intel Xeon of family 6 model 207 (Emerald
+ * Rapids), two cores, SGEMM 62.6 GFLOP/s as "Prescott", 306-311 as
+ * "SkylakeX" (2026-11-22).  The header of the table says so. */
 const char *kb_bench_cpu_blas_better_core(void)
 {
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))

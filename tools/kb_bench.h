@@ -175,7 +175,7 @@ void kb_bench_cpu_settle(void);
  * large square problem, and copy bandwidth (bytes read + written per s). */
 double kb_bench_cpu_gemm_rate(kronblasDataType_t type, int nthreads);
 double kb_bench_cpu_copy_bw(int nthreads);
-/* OpenBLAS' kernel set ("core"), and, where it runs AVX2 kernels on a CPU
+/* OpenBLAS' kernel set ("core"), and, where it runs no AVX-512 kernels on a CPU
  * with AVX-512 (OPENBLAS_CORETYPE says so, or the CPU is newer than its
  * table), the AVX-512 core to name in OPENBLAS_CORETYPE instead; NULL when
  * none (or without OpenBLAS). */

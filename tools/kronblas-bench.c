@@ -652,8 +652,8 @@ static void kb_bench_blas_core_line(FILE *f)
   if (core == NULL)
     return;
   if (better != NULL)
-    fprintf(f, "# OpenBLAS core %s: AVX2 kernels on an AVX-512 CPU, so the GEMM ceiling and the baselines are "
-               "below the machine's (OPENBLAS_CORETYPE=%s would use its AVX-512 kernels)\n", core, better);
+    fprintf(f, "# OpenBLAS core %s: no AVX-512 kernels on an AVX-512 CPU, so the GEMM ceiling and the baselines "
+               "are below the machine's (OPENBLAS_CORETYPE=%s would use its AVX-512 kernels)\n", core, better);
   else
     fprintf(f, "# OpenBLAS core %s\n", core);
 }
