@@ -74,12 +74,17 @@ typedef struct {
    * the LLC with every thread's) cost KB_COST_PASS_L2X2 a vector, as
    * buffers near L2, instead of KB_COST_PASS */
   int rowbuf_l3_near;
-  /* digits in place: digit0's later factors over chunks in L2 at the L1
-   * rate also where X is not read from DRAM (else only there) */
-  int d0_l2_as_l1;
+  /* digits in place: digit0's later factors of p up to this over chunks
+   * in L2 at the L1 rate also where X is not read from DRAM (else only
+   * there); 0: none */
+  int d0_l2_as_l1_maxp;
+  /* the LLC the operand rules assume where smaller than the one the CPU
+   * reports (kb_cpu_llc_operands: an operand -- X, Y, PASSES' buffer --
+   * beyond half of it is not cached between calls); 0: the reported one */
+  size_t llc_operands;
 } kb_cpu_rates_t;
 /* Intel Ice Lake (issue 4's machine, sessions 1-11) and any CPU not below */
-static const kb_cpu_rates_t kb_cpu_rates_default = { "default", 0, 0 };
+static const kb_cpu_rates_t kb_cpu_rates_default = { "default", 0, 0, 0 };
 /* AMD Zen 5 (family 26): its L3 takes L2's victims, and a row buffer
  * written beyond L2 comes back at L3 bandwidth.  Measured, double
  * 16_8x8^6, one thread, per row (TSC cycles; a model unit is ~1/3 of one
@@ -99,9 +104,53 @@ static const kb_cpu_rates_t kb_cpu_rates_default = { "default", 0, 0 };
  * 1-1,0-0; double 256_128x128^2 (10.1-10.4 against 10.2-11.8), 1024_32x32^3
  * 2-0 (30.1-31.2 against 30.9-31.2) and 1024_8x8^5 4-0 (20.2-25.7 against
  * 22.2-28.0, noisy) no slower. */
-static const kb_cpu_rates_t kb_cpu_rates_zen5 = { "zen5", 1, 1 };
+/* (d0_l2_as_l1_maxp: every p) */
+static const kb_cpu_rates_t kb_cpu_rates_zen5 = { "zen5", 1, 1 << 20, 0 };
+/* Intel Emerald Rapids (family 6 model 207; session 16: a KVM guest of 2
+ * vCPUs, 2 MiB L2, told of the socket's whole 260 MiB L3, which it shares
+ * with other tenants).  One core reads a buffer at L3 speed up to 40-48
+ * MiB and at DRAM speed from 64 MiB, and the operands of a call do not
+ * stay cached until the next one long before that.  With the planner's
+ * LLC forced lower (scratch build, two threads, interleaved pairs,
+ * medians): at 48 MiB float 16_16x16^5 26.2 -> 13.1 ms (X counted as from
+ * DRAM: digits in place, 4-1 then 0-0), 16_32x32^4 26.8 -> 17.0,
+ * 1024_8x8^5 22.3 -> 15.0 (same plan, Y written around the cache), double
+ * 16_32x32^4 58.7 -> 34.5, 16_8x8^6 7.5 -> 5.6; at 32 MiB double
+ * 1024_3x3^7 2.9 -> 2.3 (Y of 17 MiB streamed); at 24 double 1_8x8^7 9.1
+ * -> 3.9 (X of 16 MiB from DRAM: in place); at 16 float 1024_3x3^7 1.12
+ * -> 1.08 (8.5 MiB); at 12 float 1_8x8^7 3.2 -> 2.5 (8 MiB).  So
+ * operands count as cached only up to 6 MiB, half of 12 MiB (8 to 16 MiB
+ * plan those shapes alike); the float shapes of 16 MiB, whose Y is now
+ * streamed, are 0.95-1.03x.  The row buffers' rule (PER_ROW,
+ * rowbuf_near_l2) keeps the whole L3: they are rewritten all the time and
+ * stay (double 16_8x8^6, 8 MiB of them for two threads: digits in place
+ * 5.7 ms, the banded plan that counting them beyond a 12 MiB L3 gives
+ * 6.4).
+ * Digit0's later factors over chunks in L2 run at the L1 rate here too,
+ * for p <= 16 (as on Zen 5; at 16 MiB): float 1024_16x16^4 in one group
+ * in place, 3-0, 41.5 ms against 45.3 for 3-2,1-0; double 1024_8x8^5 4-0
+ * in place, 36.2 against 41.7 banded; but double 1024_32x32^3 in one
+ * group 2-0 49.6 against 47.3 for 2-2,1-0, and 256_128x128^2 (1-0) no
+ * faster, float 1.01x, double 1.00x.
+ * This rate set against Ice Lake's (HEAD 84bcacf), two threads, 8
+ * interleaved pairs, medians (a noisy host): float 1024_8x8^5 25.5 ->
+ * 16.9 ms, 1024_16x16^4 55.6 -> 46.2, 16_16x16^5 29.3 -> 15.8, 16_32x32^4
+ * 30.0 -> 18.8, 1_8x8^7 3.57 -> 3.00; double 1024_8x8^5 45.9 -> 40.2,
+ * 16_8x8^6 7.93 -> 5.67, 16_32x32^4 65.8 -> 36.9, 16_64x64^3 13.3 -> 12.3,
+ * 1024_3x3^7 2.86 -> 2.29, 1_8x8^7 9.39 -> 3.60; no issue-4 shape slower
+ * beyond noise (float 1024_64x64^2 1.03x, 4 of 8 pairs). */
+static const kb_cpu_rates_t kb_cpu_rates_emr = { "emr", 0, 16, (size_t)12 << 20 };
 static const kb_cpu_rates_t *kb_cpu_rates = &kb_cpu_rates_default;
 static const kb_cpu_rates_t *kb_cpu_rates_detected = &kb_cpu_rates_default;
+
+/* How many bytes an operand may take and stay in the last-level cache
+ * between calls: half of it, or less where the CPU's rates say so
+ * (kb_cpu_rates_t.llc_operands). */
+static size_t kb_cpu_llc_operands(void)
+{
+  const size_t c = kb_cpu_rates->llc_operands / 2;
+  return c > 0 && c < kb_cpu_llc / 2 ? c : kb_cpu_llc / 2;
+}
 
 static void kb_cpu_rates_pick(void)
 {
@@ -115,6 +164,11 @@ static void kb_cpu_rates_pick(void)
       fam += (a >> 20) & 0xff;
     if (fam >= 0x1a)
       kb_cpu_rates_detected = &kb_cpu_rates_zen5;
+  } else if (__get_cpuid(0, &a, &b, &c, &d) && b == 0x756e6547u && d == 0x49656e69u && c == 0x6c65746eu &&
+             __get_cpuid(1, &a, &b, &c, &d)) {
+    /* "GenuineIntel"; family 6, the model is base + extended << 4 */
+    if (((a >> 8) & 0xf) == 6 && (((a >> 4) & 0xf) | ((a >> 12) & 0xf0)) == 207)
+      kb_cpu_rates_detected = &kb_cpu_rates_emr;
   }
 #endif
   kb_cpu_rates = kb_cpu_rates_detected;
@@ -149,8 +203,9 @@ static void kb_cpu_isa_pick(void)
   }
   kb_cpu_isa_tab = tab;
   kb_log(KB_LOG_INFO,
-         "cpu kernels: %s (%s); caches the planner assumes: L1d %zu KiB, L2 %zu KiB, LLC %zu KiB; model rates %s",
-         tab[0]->name, why, kb_cpu_l1 >> 10, kb_cpu_l2 >> 10, kb_cpu_llc >> 10, kb_cpu_rates->name);
+         "cpu kernels: %s (%s); caches the planner assumes: L1d %zu KiB, L2 %zu KiB, LLC %zu KiB (operands cached up to %zu KiB); model rates %s",
+         tab[0]->name, why, kb_cpu_l1 >> 10, kb_cpu_l2 >> 10, kb_cpu_llc >> 10, kb_cpu_llc_operands() >> 10,
+         kb_cpu_rates->name);
 }
 
 const kb_cpu_opt_t *kb_cpu_kernels_for(kronblasDataType_t type)
@@ -313,6 +368,8 @@ const char *kb_cpu_test_rates(const char *name)
     kb_cpu_rates = kb_cpu_rates_detected;
   else if (!strcmp(name, kb_cpu_rates_zen5.name))
     kb_cpu_rates = &kb_cpu_rates_zen5;
+  else if (!strcmp(name, kb_cpu_rates_emr.name))
+    kb_cpu_rates = &kb_cpu_rates_emr;
   else if (!strcmp(name, kb_cpu_rates_default.name))
     kb_cpu_rates = &kb_cpu_rates_default;
   return kb_cpu_rates->name;
@@ -405,7 +462,7 @@ static const double kb_eff_l2[5] = { 0.20, 0.20, 0.48, 0.48, 0.58 };
  * row is too long to be read ahead into L2 (pf_next_row). */
 static int kb_cpu_x_dram(const kb_problem_t *pb, size_t esz)
 {
-  return (size_t)pb->m * (size_t)pb->K * esz > kb_cpu_llc / 2 && (size_t)pb->K * esz > kb_cpu_l2 / 2;
+  return (size_t)pb->m * (size_t)pb->K * esz > kb_cpu_llc_operands() && (size_t)pb->K * esz > kb_cpu_l2 / 2;
 }
 
 /* L2 efficiency of a group whose largest factor has pmax columns: the table
@@ -536,7 +593,7 @@ static double kb_cpu_group_cost(const kb_cpu_model_t *M, int hi, int lo, int64_t
       ln = ln / pb->p[i] * pb->q[i];
       if (i == hi)
         best += fl / vl / KB_EFF_D0;
-      else if (loc > M->l1 && (M->x_dram || kb_cpu_rates->d0_l2_as_l1))
+      else if (loc > M->l1 && (M->x_dram || pb->p[i] <= kb_cpu_rates->d0_l2_as_l1_maxp))
         /* chunks in L2 of a row of X from DRAM: the later factors run at
          * the L1 rate, without KB_EFF_D0_LATER (long chunks stream in
          * whole, their lanes are long contiguous runs).  At the L2 rate
@@ -548,7 +605,7 @@ static double kb_cpu_group_cost(const kb_cpu_model_t *M, int hi, int lo, int64_t
          * rate: the one-group plans it would give them measured slower
          * (1024_16x16^4 float 115 ms against 106, 1024_8x8^5 and
          * 1024_32x32^3 double 1-2%), on Ice Lake; not on AMD Zen 5
-         * (kb_cpu_rates_zen5.d0_l2_as_l1). */
+         * (kb_cpu_rates_zen5.d0_l2_as_l1_maxp). */
         best += fl / vl / kb_eff_l1[nv];
       else if (loc <= 2 * M->l1 && pb->p[i] >= 64 && M->rows_split)
         /* chunks within twice the L1 budget, factors of p >= 64: the long
@@ -1406,8 +1463,8 @@ static void kb_cpu_plan_layout(const kb_problem_t *pb, size_t esz, kb_cpu_plan_t
   /* Outputs much larger than the last-level cache are written around it:
    * nobody reads them before they would be evicted anyway, and a
    * non-temporal store saves reading each line for ownership. */
-  pl->y_stream = (size_t)pb->m * (size_t)pb->L * esz > kb_cpu_llc / 2;
-  pl->buf_stream = (size_t)pl->buf_elems * esz > kb_cpu_llc / 2;
+  pl->y_stream = (size_t)pb->m * (size_t)pb->L * esz > kb_cpu_llc_operands();
+  pl->buf_stream = (size_t)pl->buf_elems * esz > kb_cpu_llc_operands();
 }
 
 void kb_cpu_plan_opts_default(kb_cpu_plan_opts_t *o, int nthreads)

@@ -572,7 +572,7 @@ int main(void)
   if (kb_cpu_test_force_isa(KB_TEST_ISA) != 0)
     tap_skip_all("this CPU or build has no %s kernels", KB_TEST_ISA);
   kb_rng_seed(&r, seed);
-  tap_plan(1 + 4 * 4 + 2 + 2 + 2 + 2 + 2 + 2 + 2 + 2 + 2 + 2 + 2 + 1 + 1);
+  tap_plan(1 + 4 * 4 + 2 + 2 + 2 + 2 + 2 + 2 + 2 + 2 + 2 + 2 + 2 + 1 + 1 + 1);
   tap_ok(kronblasCreateWithBackend(&h, KRONBLAS_BACKEND_CPU) == KRONBLAS_STATUS_SUCCESS, "CPU handle");
 
   t0 = kb_t_now();
@@ -1436,6 +1436,70 @@ int main(void)
       kb_cpu_test_caches(0, 0, 0);
       kb_cpu_test_rates(NULL);
       tap_ok(ok, "model's plans on AMD Zen 5's caches and rates%s", msg);
+    }
+  }
+  /* 6c. the model's plans on Intel Emerald Rapids (48 KiB L1, 2 MiB L2,
+   * the 260 MiB L3 a 2-vCPU guest is told of) with its rates
+   * (kb_cpu_rates_emr): operands beyond 6 MiB are not cached between
+   * calls, so float 16_16x16^5 reads X from DRAM and keeps its digits in
+   * place, 4-1 then 0-0 (15.8 ms against 29.3 for the rotating 4-3,2-0
+   * that the whole L3 gives; two threads, interleaved pairs, medians),
+   * double 1_8x8^7 likewise 6-2,1-0 (3.60 ms against 9.39), float
+   * 1024_8x8^5 writes Y around the cache (16.9 ms against 25.5, same
+   * plan); double 16_8x8^6's 8 MiB of row buffers still count as near L2
+   * (digits in place, not banded: 5.67 ms against 7.93).  Digit0's later
+   * factors run at the L1 rate for p <= 16 only:
+   * double 1024_8x8^5 in one group in place (not banded), 1024_32x32^3
+   * stays 2-2,1-0.  Ice Lake's rates on the same caches keep the old
+   * plans. */
+  {
+    static const struct {
+      kronblasDataType_t type;
+      int64_t m, n, p;
+      int nthreads;
+      const char *rates;
+      const char *groups;
+      int inplace, band, y_stream;
+    } cases[] = {
+      { KRONBLAS_R_32F, 16, 5, 16, 2, "emr", "4-1,0-0", 1, 0, 1 },
+      { KRONBLAS_R_32F, 16, 5, 16, 2, "default", "4-3,2-0", 0, 0, 0 },
+      { KRONBLAS_R_64F, 1, 7, 8, 2, "emr", "6-2,1-0", 1, 0, 1 },
+      { KRONBLAS_R_64F, 1, 7, 8, 2, "default", "6-4,3-0", 0, 0, 0 },
+      { KRONBLAS_R_32F, 1024, 5, 8, 2, "emr", "4-0", 0, 1, 1 },
+      { KRONBLAS_R_32F, 1024, 5, 8, 2, "default", "4-0", 0, 1, 0 },
+      { KRONBLAS_R_64F, 16, 6, 8, 2, "emr", "5-1,0-0", 1, 0, 1 },
+      { KRONBLAS_R_64F, 1024, 5, 8, 2, "emr", "4-0", 1, 0, 1 },
+      { KRONBLAS_R_64F, 1024, 5, 8, 2, "default", "4-0", 0, 1, 1 },
+      { KRONBLAS_R_64F, 1024, 3, 32, 2, "emr", "2-2,1-0", 1, 0, 1 },
+    };
+    const kb_cpu_opt_t *kt = kb_cpu_kernels_for(KRONBLAS_R_32F);
+    if (kt == NULL || strcmp(kt->name, "avx512") != 0) {
+      tap_skip("Emerald Rapids' plans are for avx512 kernels, not %s", KB_TEST_ISA);
+    } else {
+      char got[256], msg[600];
+      size_t ci;
+      int ok = 1;
+      msg[0] = '\0';
+      kb_cpu_test_caches((size_t)48 << 10, (size_t)2048 << 10, (size_t)260 << 20);
+      for (ci = 0; ok && ci < sizeof cases / sizeof cases[0]; ci++) {
+        kb_cpu_plan_t pl;
+        const char *rn = kb_cpu_test_rates(cases[ci].rates);
+        kb_t_model_groups(cases[ci].type, cases[ci].m, cases[ci].n, cases[ci].p, cases[ci].nthreads, &pl, got,
+                          sizeof got);
+        if (strcmp(rn, cases[ci].rates) != 0 || strcmp(got, cases[ci].groups) != 0 ||
+            pl.inplace != cases[ci].inplace || pl.band != cases[ci].band || pl.y_stream != cases[ci].y_stream) {
+          ok = 0;
+          snprintf(msg, sizeof msg, ": %c %lld_%lldx%lld^%lld, %d threads, rates %s (asked %s): groups %s%s%s y_stream %d, "
+                   "expected %s%s%s y_stream %d",
+                   cases[ci].type == KRONBLAS_R_32F ? 's' : 'd', (long long)cases[ci].m, (long long)cases[ci].p,
+                   (long long)cases[ci].p, (long long)cases[ci].n, cases[ci].nthreads, rn, cases[ci].rates, got,
+                   pl.inplace ? " ip1" : "", pl.band ? " bd1" : "", pl.y_stream, cases[ci].groups,
+                   cases[ci].inplace ? " ip1" : "", cases[ci].band ? " bd1" : "", cases[ci].y_stream);
+        }
+      }
+      kb_cpu_test_caches(0, 0, 0);
+      kb_cpu_test_rates(NULL);
+      tap_ok(ok, "model's plans on Emerald Rapids' caches and rates%s", msg);
     }
   }
   /* 7. banded plans as specs and wisdom entries (" bd1"): the model's

@@ -25,7 +25,7 @@ int main(void)
   const float *F[3] = { f0, f1, f2 };
   const float one = 1, zero = 0;
   long double ref[30 * 5], mag[30 * 5];
-  int fd, found = 0, i, amd = 0, family = -1;
+  int fd, found = 0, i, amd = 0, intel = 0, family = -1, model = -1;
   unsigned long llc = 0, sys_l3 = 0;
   char rates[32] = "";
   FILE *f;
@@ -100,14 +100,19 @@ int main(void)
     tap_ok(llc > 0 && llc <= sys_l3, "the planner's LLC (%lu KiB, from the log) within CPU 0's L3 (%lu KiB)", llc,
            sys_l3);
   /* the model's per-CPU rates (lib/cpu_plan.c, from CPUID): AMD Zen 5's
-   * (family 26) on AMD family 26 and later, the default (Ice Lake's)
-   * elsewhere; read here from /proc/cpuinfo, a path of its own */
+   * (family 26) on AMD family 26 and later, Emerald Rapids' on Intel
+   * family 6 model 207, the default (Ice Lake's) elsewhere; read here
+   * from /proc/cpuinfo, a path of its own */
   f = fopen("/proc/cpuinfo", "r");
   while (f != NULL && fgets(line, sizeof line, f) != NULL) {
-    if (!strncmp(line, "vendor_id", 9))
+    if (!strncmp(line, "vendor_id", 9)) {
       amd = strstr(line, "AuthenticAMD") != NULL;
-    else if (!strncmp(line, "cpu family", 10) && strchr(line, ':') != NULL) {
+      intel = strstr(line, "GenuineIntel") != NULL;
+    } else if (!strncmp(line, "cpu family", 10) && strchr(line, ':') != NULL) {
       family = atoi(strchr(line, ':') + 1);
+    } else if (!strncmp(line, "model", 5) && (line[5] == '\t' || line[5] == ':') && strchr(line, ':') != NULL) {
+      /* "model", not "model name" */
+      model = atoi(strchr(line, ':') + 1);
       break;
     }
   }
@@ -116,9 +121,9 @@ int main(void)
   if (family < 0)
     tap_skip("no cpu family in /proc/cpuinfo (the log says model rates \"%s\")", rates);
   else
-    tap_ok(!strcmp(rates, amd && family >= 26 ? "zen5" : "default"),
-           "the model's rates (\"%s\", from the log) are this CPU's (%s family %d)", rates,
-           amd ? "AMD" : "not AMD", family);
+    tap_ok(!strcmp(rates, amd && family >= 26 ? "zen5" : intel && family == 6 && model == 207 ? "emr" : "default"),
+           "the model's rates (\"%s\", from the log) are this CPU's (%s family %d model %d)", rates,
+           amd ? "AMD" : intel ? "Intel" : "neither AMD nor Intel", family, model);
   kronblasDestroy(h);
   unlink(logname);
   return tap_done();
