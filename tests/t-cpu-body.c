@@ -558,6 +558,61 @@ static double kb_t_now(void)
 }
 
 #ifndef KB_T_NO_MAIN
+/* A per-CPU plan check (sections 6b, 6c): the model's plan of a square
+ * shape on forced caches and rates.  lastnb, colld, colw and y_stream < 0
+ * (or lastnb 0) are not checked. */
+typedef struct {
+  kronblasDataType_t type;
+  int64_t m, n, p;
+  int nthreads;
+  const char *rates;
+  const char *groups;
+  int inplace, band, lastnb;
+  int64_t colld;    /* the banded plan's column-tile rows this far apart (0: not padded) */
+  int64_t colw;     /* its column tiles' vectors (0: one, not straight to Y) */
+  int y_stream;
+} kb_t_rate_case_t;
+
+/* One TAP line: every case's plan on caches l1 / l2 / llc is as expected
+ * (the first that is not is named).  Skips without the avx512 kernels. */
+static void kb_t_rate_plans(const char *what, size_t l1, size_t l2, size_t llc, const kb_t_rate_case_t *cases,
+                            size_t ncases)
+{
+  const kb_cpu_opt_t *kt = kb_cpu_kernels_for(KRONBLAS_R_32F);
+  char got[256], msg[700];
+  size_t ci;
+  int ok = 1;
+  if (kt == NULL || strcmp(kt->name, "avx512") != 0) {
+    tap_skip("%s plans are for avx512 kernels, not %s", what, KB_TEST_ISA);
+    return;
+  }
+  msg[0] = '\0';
+  kb_cpu_test_caches(l1, l2, llc);
+  for (ci = 0; ok && ci < ncases; ci++) {
+    const kb_t_rate_case_t *c = &cases[ci];
+    kb_cpu_plan_t pl;
+    const char *rn = kb_cpu_test_rates(c->rates);
+    kb_t_model_groups(c->type, c->m, c->n, c->p, c->nthreads, &pl, got, sizeof got);
+    if (strcmp(rn, c->rates) != 0 || strcmp(got, c->groups) != 0 || pl.inplace != c->inplace ||
+        pl.band != c->band || (c->lastnb > 0 && (pl.ngroups < 1 || pl.g[pl.ngroups - 1].nb != c->lastnb)) ||
+        (pl.band && c->colld >= 0 && pl.band_col_ld != c->colld) ||
+        (pl.band && c->colw >= 0 && pl.band_col_w != c->colw) || (c->y_stream >= 0 && pl.y_stream != c->y_stream)) {
+      ok = 0;
+      snprintf(msg, sizeof msg,
+               ": %c %lld_%lldx%lld^%lld, %d threads, rates %s (asked %s): groups %s (last nb %d)%s%s col_ld %lld "
+               "col_w %lld y_stream %d, expected %s%s%s col_ld %lld col_w %lld y_stream %d",
+               c->type == KRONBLAS_R_32F ? 's' : 'd', (long long)c->m, (long long)c->p, (long long)c->p,
+               (long long)c->n, c->nthreads, rn, c->rates, got, pl.ngroups > 0 ? pl.g[pl.ngroups - 1].nb : 0,
+               pl.inplace ? " ip1" : "", pl.band ? " bd1" : "", (long long)pl.band_col_ld, (long long)pl.band_col_w,
+               pl.y_stream, c->groups, c->inplace ? " ip1" : "", c->band ? " bd1" : "", (long long)c->colld,
+               (long long)c->colw, c->y_stream);
+    }
+  }
+  kb_cpu_test_caches(0, 0, 0);
+  kb_cpu_test_rates(NULL);
+  tap_ok(ok, "model's plans on %s caches and rates%s", what, msg);
+}
+
 int main(void)
 {
   const uint64_t seed = kb_test_seed();
@@ -1387,56 +1442,16 @@ int main(void)
    * and two in column tiles of 8 vectors that write Y straight
    * (band_col_w); double's 4-digit segments would not fit */
   {
-    static const struct {
-      kronblasDataType_t type;
-      int64_t m, n, p;
-      int nthreads;
-      const char *rates;
-      const char *groups;
-      int inplace, band, lastnb;
-      int64_t colld;    /* the banded plan's column-tile rows this far apart (0: not padded) */
-      int64_t colw;     /* its column tiles' vectors (0: one, not straight to Y) */
-    } cases[] = {
-      { KRONBLAS_R_64F, 16, 6, 8, 2, "zen5", "5-1,0-0", 1, 0, 128, 0, 0 },
-      { KRONBLAS_R_64F, 16, 6, 8, 1, "zen5", "5-1,0-0", 1, 0, 128, 0, 0 },
-      { KRONBLAS_R_64F, 16, 6, 8, 2, "default", "5-0", 0, 1, 0, 512 + 8, 0 },
-      { KRONBLAS_R_32F, 16, 6, 8, 2, "zen5", "5-0", 0, 1, 0, 4096 + 16, 8 },
-      { KRONBLAS_R_32F, 1024, 4, 16, 2, "zen5", "3-0", 1, 0, 0, 0, 0 },
-      { KRONBLAS_R_32F, 1024, 4, 16, 2, "default", "3-2,1-0", 0, 0, 0, 0, 0 },
+    static const kb_t_rate_case_t cases[] = {
+      { KRONBLAS_R_64F, 16, 6, 8, 2, "zen5", "5-1,0-0", 1, 0, 128, 0, 0, -1 },
+      { KRONBLAS_R_64F, 16, 6, 8, 1, "zen5", "5-1,0-0", 1, 0, 128, 0, 0, -1 },
+      { KRONBLAS_R_64F, 16, 6, 8, 2, "default", "5-0", 0, 1, 0, 512 + 8, 0, -1 },
+      { KRONBLAS_R_32F, 16, 6, 8, 2, "zen5", "5-0", 0, 1, 0, 4096 + 16, 8, -1 },
+      { KRONBLAS_R_32F, 1024, 4, 16, 2, "zen5", "3-0", 1, 0, 0, 0, 0, -1 },
+      { KRONBLAS_R_32F, 1024, 4, 16, 2, "default", "3-2,1-0", 0, 0, 0, 0, 0, -1 },
     };
-    const kb_cpu_opt_t *kt = kb_cpu_kernels_for(KRONBLAS_R_32F);
-    if (kt == NULL || strcmp(kt->name, "avx512") != 0) {
-      tap_skip("AMD Zen 5's plans are for avx512 kernels, not %s", KB_TEST_ISA);
-    } else {
-      char got[256], msg[600];
-      size_t ci;
-      int ok = 1;
-      msg[0] = '\0';
-      kb_cpu_test_caches((size_t)48 << 10, (size_t)1024 << 10, (size_t)32 << 20);
-      for (ci = 0; ok && ci < sizeof cases / sizeof cases[0]; ci++) {
-        kb_cpu_plan_t pl;
-        const char *rn = kb_cpu_test_rates(cases[ci].rates);
-        kb_t_model_groups(cases[ci].type, cases[ci].m, cases[ci].n, cases[ci].p, cases[ci].nthreads, &pl, got,
-                          sizeof got);
-        if (strcmp(rn, cases[ci].rates) != 0 || strcmp(got, cases[ci].groups) != 0 ||
-            pl.inplace != cases[ci].inplace || pl.band != cases[ci].band ||
-            (cases[ci].lastnb > 0 && (pl.ngroups < 1 || pl.g[pl.ngroups - 1].nb != cases[ci].lastnb)) ||
-            (pl.band && (pl.band_col_ld != cases[ci].colld || pl.band_col_w != cases[ci].colw))) {
-          ok = 0;
-          snprintf(msg, sizeof msg, ": %c %lld_%lldx%lld^%lld, %d threads, rates %s (asked %s): groups %s (last nb %d)%s%s "
-                   "col_ld %lld col_w %lld, expected %s%s%s col_ld %lld col_w %lld",
-                   cases[ci].type == KRONBLAS_R_32F ? 's' : 'd', (long long)cases[ci].m, (long long)cases[ci].p,
-                   (long long)cases[ci].p, (long long)cases[ci].n, cases[ci].nthreads, rn, cases[ci].rates, got,
-                   pl.ngroups > 0 ? pl.g[pl.ngroups - 1].nb : 0, pl.inplace ? " ip1" : "", pl.band ? " bd1" : "",
-                   (long long)pl.band_col_ld, (long long)pl.band_col_w, cases[ci].groups,
-                   cases[ci].inplace ? " ip1" : "", cases[ci].band ? " bd1" : "", (long long)cases[ci].colld,
-                   (long long)cases[ci].colw);
-        }
-      }
-      kb_cpu_test_caches(0, 0, 0);
-      kb_cpu_test_rates(NULL);
-      tap_ok(ok, "model's plans on AMD Zen 5's caches and rates%s", msg);
-    }
+    kb_t_rate_plans("AMD Zen 5's", (size_t)48 << 10, (size_t)1024 << 10, (size_t)32 << 20, cases,
+                    sizeof cases / sizeof cases[0]);
   }
   /* 6c. the model's plans on Intel Emerald Rapids (48 KiB L1, 2 MiB L2,
    * the 260 MiB L3 a 2-vCPU guest is told of) with its rates
@@ -1453,54 +1468,20 @@ int main(void)
    * stays 2-2,1-0.  Ice Lake's rates on the same caches keep the old
    * plans. */
   {
-    static const struct {
-      kronblasDataType_t type;
-      int64_t m, n, p;
-      int nthreads;
-      const char *rates;
-      const char *groups;
-      int inplace, band, y_stream;
-    } cases[] = {
-      { KRONBLAS_R_32F, 16, 5, 16, 2, "emr", "4-1,0-0", 1, 0, 1 },
-      { KRONBLAS_R_32F, 16, 5, 16, 2, "default", "4-3,2-0", 0, 0, 0 },
-      { KRONBLAS_R_64F, 1, 7, 8, 2, "emr", "6-2,1-0", 1, 0, 1 },
-      { KRONBLAS_R_64F, 1, 7, 8, 2, "default", "6-4,3-0", 0, 0, 0 },
-      { KRONBLAS_R_32F, 1024, 5, 8, 2, "emr", "4-0", 0, 1, 1 },
-      { KRONBLAS_R_32F, 1024, 5, 8, 2, "default", "4-0", 0, 1, 0 },
-      { KRONBLAS_R_64F, 16, 6, 8, 2, "emr", "5-1,0-0", 1, 0, 1 },
-      { KRONBLAS_R_64F, 1024, 5, 8, 2, "emr", "4-0", 1, 0, 1 },
-      { KRONBLAS_R_64F, 1024, 5, 8, 2, "default", "4-0", 0, 1, 1 },
-      { KRONBLAS_R_64F, 1024, 3, 32, 2, "emr", "2-2,1-0", 1, 0, 1 },
+    static const kb_t_rate_case_t cases[] = {
+      { KRONBLAS_R_32F, 16, 5, 16, 2, "emr", "4-1,0-0", 1, 0, 0, -1, -1, 1 },
+      { KRONBLAS_R_32F, 16, 5, 16, 2, "default", "4-3,2-0", 0, 0, 0, -1, -1, 0 },
+      { KRONBLAS_R_64F, 1, 7, 8, 2, "emr", "6-2,1-0", 1, 0, 0, -1, -1, 1 },
+      { KRONBLAS_R_64F, 1, 7, 8, 2, "default", "6-4,3-0", 0, 0, 0, -1, -1, 0 },
+      { KRONBLAS_R_32F, 1024, 5, 8, 2, "emr", "4-0", 0, 1, 0, -1, -1, 1 },
+      { KRONBLAS_R_32F, 1024, 5, 8, 2, "default", "4-0", 0, 1, 0, -1, -1, 0 },
+      { KRONBLAS_R_64F, 16, 6, 8, 2, "emr", "5-1,0-0", 1, 0, 0, -1, -1, 1 },
+      { KRONBLAS_R_64F, 1024, 5, 8, 2, "emr", "4-0", 1, 0, 0, -1, -1, 1 },
+      { KRONBLAS_R_64F, 1024, 5, 8, 2, "default", "4-0", 0, 1, 0, -1, -1, 1 },
+      { KRONBLAS_R_64F, 1024, 3, 32, 2, "emr", "2-2,1-0", 1, 0, 0, -1, -1, 1 },
     };
-    const kb_cpu_opt_t *kt = kb_cpu_kernels_for(KRONBLAS_R_32F);
-    if (kt == NULL || strcmp(kt->name, "avx512") != 0) {
-      tap_skip("Emerald Rapids' plans are for avx512 kernels, not %s", KB_TEST_ISA);
-    } else {
-      char got[256], msg[600];
-      size_t ci;
-      int ok = 1;
-      msg[0] = '\0';
-      kb_cpu_test_caches((size_t)48 << 10, (size_t)2048 << 10, (size_t)260 << 20);
-      for (ci = 0; ok && ci < sizeof cases / sizeof cases[0]; ci++) {
-        kb_cpu_plan_t pl;
-        const char *rn = kb_cpu_test_rates(cases[ci].rates);
-        kb_t_model_groups(cases[ci].type, cases[ci].m, cases[ci].n, cases[ci].p, cases[ci].nthreads, &pl, got,
-                          sizeof got);
-        if (strcmp(rn, cases[ci].rates) != 0 || strcmp(got, cases[ci].groups) != 0 ||
-            pl.inplace != cases[ci].inplace || pl.band != cases[ci].band || pl.y_stream != cases[ci].y_stream) {
-          ok = 0;
-          snprintf(msg, sizeof msg, ": %c %lld_%lldx%lld^%lld, %d threads, rates %s (asked %s): groups %s%s%s y_stream %d, "
-                   "expected %s%s%s y_stream %d",
-                   cases[ci].type == KRONBLAS_R_32F ? 's' : 'd', (long long)cases[ci].m, (long long)cases[ci].p,
-                   (long long)cases[ci].p, (long long)cases[ci].n, cases[ci].nthreads, rn, cases[ci].rates, got,
-                   pl.inplace ? " ip1" : "", pl.band ? " bd1" : "", pl.y_stream, cases[ci].groups,
-                   cases[ci].inplace ? " ip1" : "", cases[ci].band ? " bd1" : "", cases[ci].y_stream);
-        }
-      }
-      kb_cpu_test_caches(0, 0, 0);
-      kb_cpu_test_rates(NULL);
-      tap_ok(ok, "model's plans on Emerald Rapids' caches and rates%s", msg);
-    }
+    kb_t_rate_plans("Emerald Rapids'", (size_t)48 << 10, (size_t)2048 << 10, (size_t)260 << 20, cases,
+                    sizeof cases / sizeof cases[0]);
   }
   /* 7. banded plans as specs and wisdom entries (" bd1"): the model's
    * spec reads back, variations the kernels do not take are refused, a
