@@ -231,6 +231,23 @@ static double kb_cublas_bw_share(const kb_problem_t *pb, int64_t i)
   return b / (b + 24);
 }
 
+/* The FMA rate of cuBLAS' per-factor GEMMs of factor i at input length K.
+ * Float GEMMs with an inner dimension of 64 to 127 over vectors of at most
+ * 4096 stay well below the 33 TFLOP/s of the rest (H100, in-run per-factor
+ * GEMM baseline: 64x64 at K = 4096, m = 1024, 21 us a GEMM, 25.5 TFLOP/s;
+ * m = 2048 49.5 us, 21.7): at 33 the model sent 2048_64x64^2 to cuBLAS
+ * (0.099 ms) where the fused launch takes 0.078.  Over longer vectors they
+ * do reach it (K = 2^18: 1024_64x64^3 3.15 ms, 32.7 TFLOP/s; 16_64x64^4
+ * 32): priced at 25 there too, the model took fast launches that run at
+ * 27 (session 17).  Below 64 the GEMMs are bound by their bytes and the
+ * rate does not decide.  Double (FP64 tensor cores) as fitted. */
+static double kb_cublas_rate(const kb_problem_t *pb, int64_t i, int64_t K)
+{
+  if (pb->type != KRONBLAS_R_32F)
+    return 40e12;
+  return pb->p[i] >= 64 && pb->p[i] < 128 && K <= 4096 ? 25e12 : 33e12;
+}
+
 /* cuBLAS reaches most of the GEMM rate, FP64 tensor cores for double, and
  * moves its bytes at the share above of an H100's bandwidth, whatever the
  * device's (H200: 1024_16x16^5 float with its last factor on cuBLAS 11.7
@@ -242,7 +259,7 @@ static double kb_cublas_cost(const kb_problem_t *pb, const kb_dev_rates_t *dv, i
 {
   const double esz = (double)kb_type_size(pb->type), m = (double)pb->m;
   const double Kn = (double)K / pb->p[i] * pb->q[i];
-  const double rate = pb->type == KRONBLAS_R_32F ? 33e12 : 40e12;
+  const double rate = kb_cublas_rate(pb, i, K);
   /* Bytes and FMAs overlap (H100, session 10: double 32x32 at K = 2^20
    * 5.67 ms, its bytes' time at 2.95 TB/s; float 128x128 0.12 ms, its
    * FMAs'). */
@@ -591,13 +608,13 @@ static double kb_model_cost(void *ctx, int64_t i, int64_t K, int kernel, int nf)
 static double kb_col_cost(const kb_problem_t *pb)
 {
   const double esz = (double)kb_type_size(pb->type), m = (double)pb->m;
-  const double rate = pb->type == KRONBLAS_R_32F ? 33e12 : 40e12;
   double t = 0;
   int64_t i, K = pb->K;
   for (i = pb->nfactors - 1; i >= 0; i--) {
     const double Kn = (double)(K / pb->p[i] * pb->q[i]);
     const double bw = KB_BW_COL * (m / (m + 32)) * kb_cublas_bw_share(pb, i);
-    const double tb = m * ((double)K + Kn) * esz / bw, tf = 2.0 * m * Kn * (double)pb->p[i] / rate;
+    const double tb = m * ((double)K + Kn) * esz / bw;
+    const double tf = 2.0 * m * Kn * (double)pb->p[i] / kb_cublas_rate(pb, i, K);
     t += (tb > tf ? tb : tf) + KB_LAUNCH_S;
     K = K / pb->p[i] * pb->q[i];
   }
