@@ -235,8 +235,14 @@ kronblasStatus_t kronblasGetWorkspaceSize(kronblasHandle_t handle, kronblasDataT
     size_t *bytes);
 
 /* Threads the CPU backend may use for one call.  0 (the default) means
- * "as OpenMP would": OMP_NUM_THREADS or the number of cores.  Negative is
- * INVALID_VALUE.  Accepted on every backend; only the CPU backend uses it. */
+ * "as OpenMP would": OMP_NUM_THREADS or the number of cores.  The count is
+ * a maximum: a call whose work the planner prices below about 100 us of
+ * one core (all batch entries together) runs on one thread, as OpenBLAS
+ * does for small GEMMs -- a second thread saves at most a few tens of
+ * microseconds there, and waking one that has gone to sleep can take
+ * milliseconds on a virtual machine.  KRONBLAS_CPU_SMALL_WORK=0 turns that
+ * off.  Negative is INVALID_VALUE.  Accepted on every backend; only the
+ * CPU backend uses it. */
 kronblasStatus_t kronblasSetNumThreads(kronblasHandle_t handle, int nthreads);
 kronblasStatus_t kronblasGetNumThreads(kronblasHandle_t handle, int *nthreads);
 

@@ -38,8 +38,9 @@ static void kb_cpu_fini(struct kronblasContext *h)
   kb_cpu_tune_free(h);
 }
 
-/* Threads for one call: the handle's setting, else OpenMP's; one when the
- * caller is already inside a parallel region (no nested oversubscription). */
+/* Threads a call may use: the handle's setting, else OpenMP's; one when the
+ * caller is already inside a parallel region (no nested oversubscription).
+ * A fast-path call of small work runs on one (kb_cpu_call_threads). */
 int kb_cpu_handle_threads(const struct kronblasContext *h)
 {
 #ifdef _OPENMP
@@ -50,6 +51,98 @@ int kb_cpu_handle_threads(const struct kronblasContext *h)
   (void)h;
   return 1;
 #endif
+}
+
+/* Calls whose work the model prices below this many vector-FMA slots on one
+ * thread (its cost per row, times rows, times batch entries; about 0.2 ns a
+ * slot on one Emerald Rapids core, so about 100 us) run on one thread.
+ * Measured on a 2-vCPU Emerald Rapids guest (helper cpu27): after an idle
+ * spell (30 ms) every two-thread call waited ~5.8 ms, whatever its size,
+ * for the sleeping worker's vCPU to be run again (one thread: 40-230 us);
+ * back to back, one thread costs at most ~35 us more below the limit
+ * (interleaved medians, two threads -> one: float 256_8x8^3, 4.3e5 slots,
+ * 51 -> 78 us; double 16_8x8^4, 4.5e5, 57 -> 92 us; double 64_8x8^3,
+ * 1.9e5, 28 -> 36 us), and more above it, growing with the work (double
+ * 256_8x8^3, 7.5e5, 92 vs 178 us; float 64_8x8^4, 8.6e5, 114 vs 175 us).
+ * OpenBLAS keeps small GEMMs on one thread for the same reason.
+ * KRONBLAS_CPU_SMALL_WORK replaces the limit (lib/env.c; 0: never cut
+ * down). */
+#define KB_CPU_SMALL_WORK 5e5
+
+static double kb_cpu_small_work(void)
+{
+  const double v = kb_env()->cpu_small_work;
+  return v >= 0 ? v : KB_CPU_SMALL_WORK;
+}
+
+double kb_cpu_test_small_work(void)
+{
+  return kb_cpu_small_work();
+}
+
+static uint64_t kb_cpu_hash(uint64_t x, int64_t v)
+{
+  int i;
+  for (i = 0; i < 8; i++) {
+    x ^= (uint64_t)v >> (8 * i) & 0xff;
+    x *= 1099511628211ull;   /* FNV-1a */
+  }
+  return x;
+}
+
+/* What the small-work decision depends on beyond the process (kernels,
+ * limit): everything the planner reads of pb but the leading dimensions,
+ * the batch count and the handle's threads.  Never 0.  (A collision could
+ * only change a call's thread count, never its result.) */
+static uint64_t kb_cpu_small_key(const kb_problem_t *pb, int nthreads)
+{
+  uint64_t x = 14695981039346656037ull;
+  int64_t i;
+  x = kb_cpu_hash(x, pb->type);
+  x = kb_cpu_hash(x, pb->side);
+  x = kb_cpu_hash(x, pb->transX);
+  x = kb_cpu_hash(x, pb->transF);
+  x = kb_cpu_hash(x, pb->x_contig_k | pb->y_contig_l << 1 | pb->f_contig_k << 2 | pb->conjX << 3 |
+                         pb->conjF << 4);
+  x = kb_cpu_hash(x, pb->m);
+  x = kb_cpu_hash(x, pb->batch);
+  x = kb_cpu_hash(x, nthreads);
+  x = kb_cpu_hash(x, pb->nfactors);
+  for (i = 0; i < pb->nfactors; i++) {
+    x = kb_cpu_hash(x, pb->p[i]);
+    x = kb_cpu_hash(x, pb->q[i]);
+  }
+  return x != 0 ? x : 1;
+}
+
+/* The threads a fast-path call of pb on h runs with, at most nthreads (the
+ * handle's count): one where the model's one-thread plan prices the whole
+ * call (every batch entry) below kb_cpu_small_work(), else nthreads.  *have
+ * is 1 when *pl1 then holds that one-thread plan (not on a repeat of the
+ * handle's last shape, which reuses the decision without pricing: planning
+ * costs a few microseconds).  The count is decided before any plan is
+ * chosen, so that a measured plan is timed with the threads it runs on. */
+static int kb_cpu_call_threads(struct kronblasContext *h, const kb_problem_t *pb, const kb_cpu_opt_t *kt,
+                               int nthreads, kb_cpu_plan_t *pl1, int *have)
+{
+  const double limit = kb_cpu_small_work();
+  uint64_t key;
+  double work;
+  *have = 0;
+  if (nthreads <= 1 || limit <= 0 || kt == NULL)
+    return nthreads;
+  key = kb_cpu_small_key(pb, nthreads);
+  if (key == h->cpu_small_key)
+    return h->cpu_small_threads;
+  if (kb_cpu_plan_quiet(pb, kt, 1, pl1) != KRONBLAS_STATUS_SUCCESS || !(pl1->cost > 0))
+    return nthreads;
+  work = pl1->cost * (double)pb->m * (double)pb->batch;
+  h->cpu_small_key = key;
+  h->cpu_small_threads = work < limit ? 1 : nthreads;
+  kb_log(KB_LOG_DEBUG, "cpu: call priced %.3g on one thread, small-work limit %.3g: %d thread%s of %d", work,
+         limit, h->cpu_small_threads, h->cpu_small_threads > 1 ? "s" : "", nthreads);
+  *have = h->cpu_small_threads == 1;
+  return h->cpu_small_threads;
 }
 
 static size_t kb_align64(size_t v)
@@ -604,6 +697,12 @@ static void kb_cpu_pf_split(const kb_cpu_plan_t *pl, const kb_problem_t *pb, int
 
 static long kb_cpu_inplace_runs;   /* test hook: entries run with digits in place */
 static long kb_cpu_band_runs;      /* test hook: entries run with banded plans */
+static int kb_cpu_last_team = 1;   /* test hook: team size of the last region */
+
+int kb_cpu_test_last_team(void)
+{
+  return __atomic_load_n(&kb_cpu_last_team, __ATOMIC_RELAXED);
+}
 
 long kb_cpu_test_inplace_runs(void)
 {
@@ -718,12 +817,15 @@ static void kb_cpu_run_band(const kb_cpu_plan_t *pl, const kb_problem_t *pb, cha
   if (blk < 1)
     blk = 1;
   nblk = (m + blk - 1) / blk;
+  __atomic_store_n(&kb_cpu_last_team, 1, __ATOMIC_RELAXED);
 #pragma omp parallel num_threads(nthreads) if (nthreads > 1)
   {
     int tid = 0;
     int64_t c;
 #ifdef _OPENMP
     tid = omp_get_thread_num();
+    if (tid == 0)
+      __atomic_store_n(&kb_cpu_last_team, omp_get_num_threads(), __ATOMIC_RELAXED);
 #endif
     /* rows handed out dynamically: a thread slowed by anything else on its
      * core does not hold the others; every row is computed the same way */
@@ -763,12 +865,15 @@ static void kb_cpu_run_fast(const kb_cpu_plan_t *pl, const kb_problem_t *pb, cha
   /* The work is handed out by (orphaned) worksharing loops, so a team
    * smaller than asked for still covers every tile; each thread has its
    * own area of the workspace, by thread number. */
+  __atomic_store_n(&kb_cpu_last_team, 1, __ATOMIC_RELAXED);
 #pragma omp parallel num_threads(nthreads) if (nthreads > 1)
   {
     int tid = 0, nt = 1;
 #ifdef _OPENMP
     tid = omp_get_thread_num();
     nt = omp_get_num_threads();
+    if (tid == 0)
+      __atomic_store_n(&kb_cpu_last_team, nt, __ATOMIC_RELAXED);
 #endif
     if (pl->strategy == KB_CPU_PER_ROW)
       kb_cpu_run_rows(&R, tid, nt);
@@ -820,19 +925,29 @@ static kronblasStatus_t kb_cpu_call_plan(struct kronblasContext *h, const kb_pro
 
 static kronblasStatus_t kb_cpu_workspace_size(struct kronblasContext *h, const kb_problem_t *pb, size_t *bytes)
 {
+  const int nt = kb_cpu_handle_threads(h);
   kb_cpu_ws_plan_t w;
   kb_cpu_plan_t pl;
   if (pb->K == 0) {
     *bytes = 0;
     return KRONBLAS_STATUS_SUCCESS;
   }
-  if (kb_cpu_fast_plan(pb, kb_cpu_handle_threads(h), &pl) == KRONBLAS_STATUS_SUCCESS) {
+  if (kb_cpu_fast_plan(pb, nt, &pl) == KRONBLAS_STATUS_SUCCESS) {
     *bytes = kb_cpu_fast_bytes(&pl);
     /* room for a measured plan too, where the handle holds one */
-    if (h->tuning_mode == KRONBLAS_TUNING_MEASURE &&
-        kb_cpu_cached_plan(h, pb, pl.kt, kb_cpu_handle_threads(h), &pl) &&
+    if (h->tuning_mode == KRONBLAS_TUNING_MEASURE && kb_cpu_cached_plan(h, pb, pl.kt, nt, &pl) &&
         kb_cpu_fast_bytes(&pl) > *bytes)
       *bytes = kb_cpu_fast_bytes(&pl);
+    /* and for the one-thread plan a call of small work runs
+     * (kb_cpu_call_threads): whether a call is small depends on its batch
+     * count too, which this query does not see */
+    if (nt > 1 && kb_cpu_small_work() > 0 && kb_cpu_plan_quiet(pb, pl.kt, 1, &pl) == KRONBLAS_STATUS_SUCCESS) {
+      if (kb_cpu_fast_bytes(&pl) > *bytes)
+        *bytes = kb_cpu_fast_bytes(&pl);
+      if (h->tuning_mode == KRONBLAS_TUNING_MEASURE && kb_cpu_cached_plan(h, pb, pl.kt, 1, &pl) &&
+          kb_cpu_fast_bytes(&pl) > *bytes)
+        *bytes = kb_cpu_fast_bytes(&pl);
+    }
     return KRONBLAS_STATUS_SUCCESS;
   }
   KB_CHECK(kb_cpu_ws_plan(pb, &w));
@@ -848,12 +963,17 @@ static kronblasStatus_t kb_cpu_gekmm_fast(struct kronblasContext *h, const kb_pr
   const size_t esz = kb_type_size(pb->type);
   kb_cpu_plan_t pl;
   const void *fstack[KB_CPU_PLAN_MAXF];
-  int any_overlap = 0, packed = 0, fixed_f = 1;
+  int any_overlap = 0, packed = 0, fixed_f = 1, nt, have;
   void *ws;
   char *cws;
   int64_t b, i;
 
-  KB_CHECK(kb_cpu_call_plan(h, pb, nthreads, &pl));
+  /* small work: one thread (kb_cpu_call_threads), the model's plan for it
+   * already made where it was priced now (made again where the log shows
+   * plans, so that the log shows the one that runs) */
+  nt = kb_cpu_call_threads(h, pb, kb_cpu_kernels_for(pb->type), nthreads, &pl, &have);
+  if (!have || h->tuning_mode == KRONBLAS_TUNING_MEASURE || kb_env()->log_level >= KB_LOG_DEBUG)
+    KB_CHECK(kb_cpu_call_plan(h, pb, nt, &pl));
   for (i = 0; i < pb->nfactors; i++)
     if (pb->strideF != NULL && pb->strideF[i] != 0)
       fixed_f = 0;

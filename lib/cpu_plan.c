@@ -1588,7 +1588,8 @@ kronblasStatus_t kb_cpu_plan_with(const kb_problem_t *pb, const kb_cpu_opt_t *kt
                         o->split_rows != 0 && o->inplace != 1 && !o->no_read_ahead))) {
     const int nt = o->nthreads > 0 ? o->nthreads : 1;
     const double cb = kb_cpu_band_setup(pb, kt, esz, pl);
-    kb_log(KB_LOG_DEBUG, "cpu plan: banded cost per row %.3g", cb);
+    if (!o->quiet)
+      kb_log(KB_LOG_DEBUG, "cpu plan: banded cost per row %.3g", cb);
     if (o->band == 1 || (cb < cr && cb < cp && (nt == 1 || pb->m >= 2 * nt))) {
       pl->band = 1;
       pl->cost = cb;
@@ -1601,7 +1602,8 @@ kronblasStatus_t kb_cpu_plan_with(const kb_problem_t *pb, const kb_cpu_opt_t *kt
       pl->split_rows = 1;
       pl->no_read_ahead = 0;
       kb_cpu_plan_layout(pb, esz, pl);
-      kb_cpu_plan_log(pl, "model", cr, cp);
+      if (!o->quiet)
+        kb_cpu_plan_log(pl, "model", cr, cp);
       return KRONBLAS_STATUS_SUCCESS;
     }
   }
@@ -1635,12 +1637,13 @@ kronblasStatus_t kb_cpu_plan_with(const kb_problem_t *pb, const kb_cpu_opt_t *kt
   pl->no_read_ahead = o->no_read_ahead != 0;
   pl->inplace = use_rows && inplace;
   kb_cpu_plan_layout(pb, esz, pl);
-  kb_cpu_plan_log(pl, "model", cr, cp);
+  if (!o->quiet)
+    kb_cpu_plan_log(pl, "model", cr, cp);
   return KRONBLAS_STATUS_SUCCESS;
 }
 
-kronblasStatus_t kb_cpu_plan(const kb_problem_t *pb, const kb_cpu_opt_t *kt, int nthreads,
-                             kb_cpu_plan_t *pl)
+static kronblasStatus_t kb_cpu_plan_logged(const kb_problem_t *pb, const kb_cpu_opt_t *kt, int nthreads,
+                                           int quiet, kb_cpu_plan_t *pl)
 {
   kb_cpu_plan_opts_t o;
   kb_cpu_plan_opts_default(&o, nthreads);
@@ -1648,7 +1651,20 @@ kronblasStatus_t kb_cpu_plan(const kb_problem_t *pb, const kb_cpu_opt_t *kt, int
   o.strategy = kb_cpu_test_strategy;
   o.inplace = kb_cpu_test_inplace;
   o.band = kb_cpu_test_band;
+  o.quiet = quiet;
   return kb_cpu_plan_with(pb, kt, &o, pl);
+}
+
+kronblasStatus_t kb_cpu_plan(const kb_problem_t *pb, const kb_cpu_opt_t *kt, int nthreads,
+                             kb_cpu_plan_t *pl)
+{
+  return kb_cpu_plan_logged(pb, kt, nthreads, 0, pl);
+}
+
+kronblasStatus_t kb_cpu_plan_quiet(const kb_problem_t *pb, const kb_cpu_opt_t *kt, int nthreads,
+                                   kb_cpu_plan_t *pl)
+{
+  return kb_cpu_plan_logged(pb, kt, nthreads, 1, pl);
 }
 
 /* Largest pair of tile buffers an explicit plan may ask for per thread:

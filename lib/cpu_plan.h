@@ -100,6 +100,11 @@ const kb_cpu_opt_t *kb_cpu_kernels_for(kronblasDataType_t type);
 kronblasStatus_t kb_cpu_plan(const kb_problem_t *pb, const kb_cpu_opt_t *kt, int nthreads,
                              kb_cpu_plan_t *pl);
 
+/* kb_cpu_plan without its log lines: the plan that prices a call (its
+ * cost per row) when it may not be the one that runs. */
+kronblasStatus_t kb_cpu_plan_quiet(const kb_problem_t *pb, const kb_cpu_opt_t *kt, int nthreads,
+                                   kb_cpu_plan_t *pl);
+
 /* Constraints on the model's choices, for the candidates of measured
  * tuning (lib/cpu_tune.c); kb_cpu_plan_opts_default leaves every choice to
  * the model. */
@@ -113,6 +118,7 @@ typedef struct {
   int no_read_ahead;      /* 1: no read-ahead of the next row (pf_next_row) */
   int inplace;            /* 1: digits in place (where the problem allows), 0: not; -1: the model's */
   int band;               /* 1: banded plan (where the problem allows), 0: not; -1: the model's */
+  int quiet;              /* 1: no log lines (a plan only priced, not run) */
 } kb_cpu_plan_opts_t;
 
 void kb_cpu_plan_opts_default(kb_cpu_plan_opts_t *o, int nthreads);
@@ -221,6 +227,11 @@ long kb_cpu_test_wide_runs(void);    /* ... of them with wide tiles straight to 
 void kb_cpu_test_force_band_tdense(int td);
 long kb_cpu_test_tdense_runs(void);  /* batch entries run with one */
 long kb_cpu_test_band_runs(void);
+/* The team size the last fast-path region ran with (omp_get_num_threads
+ * inside it; 1 without OpenMP), and the small-work limit in force
+ * (KRONBLAS_CPU_SMALL_WORK or the default; 0: off), lib/cpu_backend.c. */
+int kb_cpu_test_last_team(void);
+double kb_cpu_test_small_work(void);
 /* Cache sizes in bytes the planner assumes from now on (plans of another
  * machine); any 0: this machine's again. */
 void kb_cpu_test_caches(size_t l1, size_t l2, size_t llc);

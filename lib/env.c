@@ -29,6 +29,27 @@ static int kb_parse_log_level(const char *s)
   return KB_LOG_ERROR;
 }
 
+/* KRONBLAS_CPU_SMALL_WORK: a CPU call whose work the planner prices below
+ * this many vector-FMA slots on one thread (all batch entries together)
+ * runs on one thread whatever the handle's or OpenMP's thread count, which
+ * stays a maximum; 0 never cuts the count down (the tests that compare
+ * thread counts set it, to keep the team paths under test); unset, empty,
+ * negative or not a number: the default (KB_CPU_SMALL_WORK in
+ * lib/cpu_backend.c, about 100 us of one core).  Why: a second thread gains
+ * at most tens of microseconds on such calls, and one that has gone to
+ * sleep can take milliseconds to wake on a virtual machine. */
+static double kb_parse_small_work(const char *s)
+{
+  char *end;
+  double v;
+  if (s == NULL || *s == '\0')
+    return -1;
+  v = strtod(s, &end);
+  if (end == s || *end != '\0' || !(v >= 0))
+    return -1;
+  return v;
+}
+
 static void kb_env_read(void)
 {
   kb_env_t *e = &kb_env_value;
@@ -42,6 +63,7 @@ static void kb_env_read(void)
   e->home = getenv("HOME");
   e->xdg_cache_home = getenv("XDG_CACHE_HOME");
   e->fault = getenv("KRONBLAS_FAULT");
+  e->cpu_small_work = kb_parse_small_work(getenv("KRONBLAS_CPU_SMALL_WORK"));
   kb_log_stream = stderr;
   if (e->log_file != NULL && *e->log_file != '\0') {
     FILE *f = fopen(e->log_file, "a");

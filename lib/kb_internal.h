@@ -51,6 +51,8 @@ typedef struct {
   const char *home;        /* HOME, XDG_CACHE_HOME: defaults for the cache dir */
   const char *xdg_cache_home;
   const char *fault;       /* KRONBLAS_FAULT: fault injection for tests, "KIND:N" */
+  double cpu_small_work;   /* KRONBLAS_CPU_SMALL_WORK: small-work limit of the CPU
+                            * backend (lib/cpu_backend.c); -1 unset: the default */
 } kb_env_t;
 
 const kb_env_t *kb_env(void);
@@ -189,6 +191,11 @@ struct kronblasContext {
    * only the CUDA backend acts on them today. */
   kronblasKernelPolicy_t kernel_policy;
   kronblasTuningMode_t tuning_mode;   /* starts from KRONBLAS_TUNE */
+  /* CPU backend: the last call's thread count under the small-work rule
+   * (lib/cpu_backend.c), by a hash of what it depends on, so that a shape
+   * called again is not priced again; cpu_small_key 0: none */
+  uint64_t cpu_small_key;
+  int cpu_small_threads;
 };
 
 /* NOT_INITIALIZED unless h is a live handle of this process.  Never reads
