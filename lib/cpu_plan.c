@@ -82,9 +82,16 @@ typedef struct {
    * reports (kb_cpu_llc_operands: an operand -- X, Y, PASSES' buffer --
    * beyond half of it is not cached between calls); 0: the reported one */
   size_t llc_operands;
+  /* digits in place, double: where X and Y of a call together exceed
+   * d0_mem_bytes (they come from DRAM), digit0's first factor (the one
+   * that reads X) runs at d0_mem_eff of KB_EFF_D0 if it is larger than
+   * half the L1 budget (a 64 x 64 factor, 32 KiB); d0_mem_eff 0: no such
+   * rule (kb_cpu_d0_mem_eff) */
+  size_t d0_mem_bytes;
+  double d0_mem_eff;
 } kb_cpu_rates_t;
 /* Intel Ice Lake (issue 4's machine, sessions 1-11) and any CPU not below */
-static const kb_cpu_rates_t kb_cpu_rates_default = { "default", 0, 0, 0 };
+static const kb_cpu_rates_t kb_cpu_rates_default = { "default", 0, 0, 0, 0, 0 };
 /* AMD Zen 5 (family 26): its L3 takes L2's victims, and a row buffer
  * written beyond L2 comes back at L3 bandwidth.  Measured, double
  * 16_8x8^6, one thread, per row (TSC cycles; a model unit is ~1/3 of one
@@ -105,7 +112,7 @@ static const kb_cpu_rates_t kb_cpu_rates_default = { "default", 0, 0, 0 };
  * 2-0 (30.1-31.2 against 30.9-31.2) and 1024_8x8^5 4-0 (20.2-25.7 against
  * 22.2-28.0, noisy) no slower. */
 /* (d0_l2_as_l1_maxp: every p) */
-static const kb_cpu_rates_t kb_cpu_rates_zen5 = { "zen5", 1, 1 << 20, 0 };
+static const kb_cpu_rates_t kb_cpu_rates_zen5 = { "zen5", 1, 1 << 20, 0, 0, 0 };
 /* Intel Emerald Rapids (family 6 model 207; session 16: a KVM guest of 2
  * vCPUs, 2 MiB L2, told of the socket's whole 260 MiB L3, which it shares
  * with other tenants).  One core reads a buffer at L3 speed up to 40-48
@@ -139,7 +146,32 @@ static const kb_cpu_rates_t kb_cpu_rates_zen5 = { "zen5", 1, 1 << 20, 0 };
  * 16_8x8^6 7.93 -> 5.67, 16_32x32^4 65.8 -> 36.9, 16_64x64^3 13.3 -> 12.3,
  * 1024_3x3^7 2.86 -> 2.29, 1_8x8^7 9.39 -> 3.60; no issue-4 shape slower
  * beyond noise (float 1024_64x64^2 1.03x, 4 of 8 pairs). */
-static const kb_cpu_rates_t kb_cpu_rates_emr = { "emr", 0, 16, (size_t)12 << 20 };
+/* d0_mem_*: digit0's first factor loses more to X read from DRAM than the
+ * rotating plan's transposing groups do, where a double factor is larger
+ * than half the L1 budget (18 KiB here; a 64 x 64 one is 32 KiB, and fills
+ * most of L1 beside the prefetched row).  Double 1024_64x64^2 (X and Y
+ * 32 MiB each, 64 MiB together, beyond the 40-48 MiB one core keeps in
+ * L3), forced plans, one thread pinned, TSC kcycles per row (medians of 3;
+ * a model unit ~0.37 of one at m = 256): the model's 1-0 in place 41.2,
+ * 1-1,0-0 17.3 + 21.4, digit0 alone then 0-0 in place 18.5 + 20.8; at
+ * m = 256 (8 MiB each, in L3) 33.3, 16.1 + 19.2, 15.6 + 19.1, all within
+ * 4% of their prices (89000, 97070, 92974 units).  From DRAM the one-group
+ * plan loses 7.9 where 1-1,0-0 loses 3.4: 4.5 more, 0.28 of its first
+ * factor's price (43115), so 0.78 of KB_EFF_D0 (digit0 alone loses 2.9,
+ * the transposing first group 1.2; how the one group's loss splits between
+ * its two factors is not seen from outside it, and charging the later one
+ * too -- the L1 rule for p >= 64 -- moved 16_64x64^3 to 2-2,1-1,0-0, 1.03x
+ * slower, 2 of 8 pairs faster).  Two threads, interleaved pairs, medians,
+ * 1-1,0-0 against 1-0 in place: m = 1024 0.93x (9 of 10 faster), m = 512
+ * 1.06x, m = 256 1.08x (OMP_WAIT_POLICY=active; with X + Y of 32 MiB the
+ * in-place plan stays faster, hence 48 MiB).  This rule against the rates
+ * without it (the model's plans, two threads, 10 pairs each, medians):
+ * double 1024_64x64^2 8.48 -> 7.88 ms (9 of 10 faster; one thread 18.39 ->
+ * 16.82, 6 of 6), 2048_64x64^2 17.59 -> 16.12 (10 of 10), 256_128x128^2
+ * 14.97 -> 14.80 (7 of 10; digit0 alone then 0-0 in place -> 1-1,0-0),
+ * 1024_128x128^2 59.9 -> 58.9 (9 of 10); no other issue-4 shape, float or
+ * double, moves (16_64x64^3 keeps 2-1,0-0). */
+static const kb_cpu_rates_t kb_cpu_rates_emr = { "emr", 0, 16, (size_t)12 << 20, (size_t)48 << 20, 0.78 };
 static const kb_cpu_rates_t *kb_cpu_rates = &kb_cpu_rates_default;
 static const kb_cpu_rates_t *kb_cpu_rates_detected = &kb_cpu_rates_default;
 
@@ -551,6 +583,18 @@ static void kb_cpu_gplan_geom(const kb_problem_t *pb, int hi, int lo, int64_t Ki
   g->tile_elems = mx;
 }
 
+/* kb_cpu_rates_t.d0_mem_*: the fraction of KB_EFF_D0 that digit0's first
+ * factor, of pq elements, reaches on this problem (1: all of it). */
+static double kb_cpu_d0_mem_eff(const kb_cpu_model_t *M, int64_t pq)
+{
+  const kb_problem_t *pb = M->pb;
+  const kb_cpu_rates_t *rt = kb_cpu_rates;
+  if (rt->d0_mem_eff > 0 && M->esz == 8 && (size_t)pq * M->esz > M->l1 / 2 &&
+      (size_t)pb->m * (size_t)(pb->K + pb->L) * M->esz > rt->d0_mem_bytes)
+    return rt->d0_mem_eff;
+  return 1.0;
+}
+
 /* Cost per row of the group hi..lo reading vectors of Kin elements; fills g
  * with its best lane count.  1e300 when no lane count gives a tile that
  * fits (a single factor may use up to 64 MiB: large factors must run). */
@@ -592,7 +636,7 @@ static double kb_cpu_group_cost(const kb_cpu_model_t *M, int hi, int lo, int64_t
       const int64_t nv = in / vl >= 4 ? 4 : in / vl;
       ln = ln / pb->p[i] * pb->q[i];
       if (i == hi)
-        best += fl / vl / KB_EFF_D0;
+        best += fl / vl / KB_EFF_D0 / kb_cpu_d0_mem_eff(M, pb->p[i] * pb->q[i]);
       else if (loc > M->l1 && (M->x_dram || pb->p[i] <= kb_cpu_rates->d0_l2_as_l1_maxp))
         /* chunks in L2 of a row of X from DRAM: the later factors run at
          * the L1 rate, without KB_EFF_D0_LATER (long chunks stream in

@@ -1469,7 +1469,12 @@ int main(void)
    * factors run at the L1 rate for p <= 16 only:
    * double 1024_8x8^5 in one group in place (not banded), 1024_32x32^3
    * stays 2-2,1-0.  Ice Lake's rates on the same caches keep the old
-   * plans. */
+   * plans.  Double 64 x 64 (and larger) factors: where X and Y together
+   * exceed 48 MiB, digit0's first factor is priced at 0.78 of KB_EFF_D0
+   * (kb_cpu_rates_emr.d0_mem_eff), so 1024_64x64^2 rotates, 1-1,0-0 (7.88
+   * ms against 8.48 for 1-0 in place), and 256_128x128^2 leaves its digits
+   * in natural order (14.80 against 14.97); 512_64x64^2 (32 MiB) keeps
+   * 1-0 in place, as Ice Lake's rates keep both. */
   {
     static const kb_t_rate_case_t cases[] = {
       { KRONBLAS_R_32F, 16, 5, 16, 2, "emr", "4-1,0-0", 1, 0, 0, -1, -1, 1 },
@@ -1482,6 +1487,11 @@ int main(void)
       { KRONBLAS_R_64F, 1024, 5, 8, 2, "emr", "4-0", 1, 0, 0, -1, -1, 1 },
       { KRONBLAS_R_64F, 1024, 5, 8, 2, "default", "4-0", 0, 1, 0, -1, -1, 1 },
       { KRONBLAS_R_64F, 1024, 3, 32, 2, "emr", "2-2,1-0", 1, 0, 0, -1, -1, 1 },
+      { KRONBLAS_R_64F, 1024, 2, 64, 2, "emr", "1-1,0-0", 0, 0, 32, -1, -1, -1 },
+      { KRONBLAS_R_64F, 1024, 2, 64, 2, "default", "1-0", 1, 0, 0, -1, -1, -1 },
+      { KRONBLAS_R_64F, 512, 2, 64, 2, "emr", "1-0", 1, 0, 0, -1, -1, -1 },
+      { KRONBLAS_R_64F, 256, 2, 128, 2, "emr", "1-1,0-0", 0, 0, 32, -1, -1, -1 },
+      { KRONBLAS_R_64F, 256, 2, 128, 2, "default", "1-1,0-0", 1, 0, 0, -1, -1, -1 },
     };
     kb_t_rate_plans("Emerald Rapids'", (size_t)48 << 10, (size_t)2048 << 10, (size_t)260 << 20, cases,
                     sizeof cases / sizeof cases[0]);
