@@ -82,12 +82,7 @@ double kb_cpu_test_small_work(void)
 
 static uint64_t kb_cpu_hash(uint64_t x, int64_t v)
 {
-  int i;
-  for (i = 0; i < 8; i++) {
-    x ^= (uint64_t)v >> (8 * i) & 0xff;
-    x *= 1099511628211ull;   /* FNV-1a */
-  }
-  return x;
+  return kb_fnv1a(x, &v, sizeof v);
 }
 
 /* What the small-work decision depends on beyond the process (kernels,
@@ -96,7 +91,7 @@ static uint64_t kb_cpu_hash(uint64_t x, int64_t v)
  * only change a call's thread count, never its result.) */
 static uint64_t kb_cpu_small_key(const kb_problem_t *pb, int nthreads)
 {
-  uint64_t x = 14695981039346656037ull;
+  uint64_t x = KB_FNV_INIT;
   int64_t i;
   x = kb_cpu_hash(x, pb->type);
   x = kb_cpu_hash(x, pb->side);

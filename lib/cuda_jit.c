@@ -113,19 +113,6 @@ static char *kb_jit_src;
 static uint64_t kb_jit_src_hash;
 static pthread_once_t kb_jit_src_once = PTHREAD_ONCE_INIT;
 
-/* FNV-1a, 64 bits: the cache key and the file checksum. */
-static uint64_t kb_fnv(uint64_t h, const void *data, size_t n)
-{
-  const unsigned char *p = data;
-  size_t i;
-  for (i = 0; i < n; i++) {
-    h ^= p[i];
-    h *= 0x100000001b3ULL;
-  }
-  return h;
-}
-#define KB_FNV_INIT 0xcbf29ce484222325ULL
-
 static void kb_jit_src_build(void)
 {
   size_t n = sizeof kb_jit_source_lines / sizeof kb_jit_source_lines[0], i, len = 1;
@@ -141,7 +128,7 @@ static void kb_jit_src_build(void)
     memcpy(s + len, kb_jit_source_lines[i], l + 1);
     len += l;
   }
-  kb_jit_src_hash = kb_fnv(KB_FNV_INIT, s, len);
+  kb_jit_src_hash = kb_fnv1a(KB_FNV_INIT, s, len);
   kb_jit_src = s;
 }
 
@@ -251,14 +238,14 @@ static uint64_t kb_jit_key(const kb_cuda_fast_cfg_t *c, int sm)
   uint64_t h;
   int i, nopt;
   (void)kb_jit_source();
-  h = kb_fnv(KB_FNV_INIT, &kb_jit_src_hash, sizeof kb_jit_src_hash);
+  h = kb_fnv1a(KB_FNV_INIT, &kb_jit_src_hash, sizeof kb_jit_src_hash);
   nopt = kb_jit_options(sm, arch, opts);
   for (i = 0; i < nopt; i++)
-    h = kb_fnv(h, opts[i], strlen(opts[i]) + 1);
+    h = kb_fnv1a(h, opts[i], strlen(opts[i]) + 1);
   snprintf(buf, sizeof buf, "nvrtc %d.%d sm %d kronblas %s", kb_nvrtc.major, kb_nvrtc.minor, sm, PACKAGE_VERSION);
-  h = kb_fnv(h, buf, strlen(buf) + 1);
+  h = kb_fnv1a(h, buf, strlen(buf) + 1);
   if (kb_jit_name(c, name, sizeof name) == 0)
-    h = kb_fnv(h, name, strlen(name) + 1);
+    h = kb_fnv1a(h, name, strlen(name) + 1);
   return h;
 }
 
@@ -304,7 +291,7 @@ static int kb_jit_cache_load(const char *dir, uint64_t key, char **cubin, size_t
     goto out;
   data = malloc((size_t)h.name_len + (size_t)h.size);
   if (data == NULL || fread(data, 1, (size_t)h.name_len + (size_t)h.size, f) != (size_t)h.name_len + (size_t)h.size ||
-      fgetc(f) != EOF || kb_fnv(KB_FNV_INIT, data, (size_t)h.name_len + (size_t)h.size) != h.checksum)
+      fgetc(f) != EOF || kb_fnv1a(KB_FNV_INIT, data, (size_t)h.name_len + (size_t)h.size) != h.checksum)
     goto out;
   memcpy(lowered, data, h.name_len);
   lowered[h.name_len] = '\0';
@@ -356,8 +343,8 @@ static int kb_jit_cache_store(const char *dir, uint64_t key, const char *cubin, 
   h.name_len = (uint32_t)strlen(lowered);
   h.key = key;
   h.size = size;
-  sum = kb_fnv(KB_FNV_INIT, lowered, h.name_len);
-  h.checksum = kb_fnv(sum, cubin, size);
+  sum = kb_fnv1a(KB_FNV_INIT, lowered, h.name_len);
+  h.checksum = kb_fnv1a(sum, cubin, size);
   kb_jit_cache_path(dir, key, path, sizeof path);
   if (kb_mkdirs(dir) != 0 || snprintf(tmp, sizeof tmp, "%s/.tmp-XXXXXX", dir) >= (int)sizeof tmp)
     goto out;

@@ -56,6 +56,23 @@ typedef struct {
 } kb_env_t;
 
 const kb_env_t *kb_env(void);
+
+/* FNV-1a, 64 bits, of n bytes continuing from h (KB_FNV_INIT to start):
+ * wisdom checksums (lib/wisdom.c), JIT cache keys and checksums
+ * (lib/cuda_jit.c), the CPU backend's small-work memo.  Inline: programs
+ * that build one of those files alone (t-jit-nvrtc, jit-time) need it too. */
+#define KB_FNV_INIT 0xcbf29ce484222325ULL
+static inline uint64_t kb_fnv1a(uint64_t h, const void *data, size_t n)
+{
+  const unsigned char *p = (const unsigned char *)data;
+  size_t i;
+  for (i = 0; i < n; i++) {
+    h ^= p[i];
+    h *= 0x100000001b3ULL;
+  }
+  return h;
+}
+
 kronblasTuningMode_t kb_env_tuning_mode(void);
 
 /* Fault injection (testing): with KRONBLAS_FAULT=KIND:N[,KIND:N...] the

@@ -65,17 +65,6 @@ typedef struct {
 
 static pthread_mutex_t kb_wisdom_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static uint64_t kb_fnv1a(uint64_t h, const char *p, size_t n)
-{
-  size_t i;
-  for (i = 0; i < n; i++) {
-    h ^= (unsigned char)p[i];
-    h *= 0x100000001b3ULL;
-  }
-  return h;
-}
-#define KB_FNV_INIT 0xcbf29ce484222325ULL
-
 static void kb_library_version(char *buf, size_t size)
 {
   snprintf(buf, size, "%d.%d.%d", KRONBLAS_VERSION_MAJOR, KRONBLAS_VERSION_MINOR,
