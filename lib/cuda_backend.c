@@ -262,6 +262,8 @@ typedef struct {
   char *buf[2];
   int64_t buf_elems;        /* batch stride of the intermediates, elements */
   int col;                  /* the column plan: intermediates contiguous along m */
+  int64_t nsub, pre;        /* natural-order plans: the first nsub steps run on
+                               m * pre sub-vectors (kb_cuda_nat_sub) */
   void *stream;
 } kb_cuda_run_t;
 
@@ -279,13 +281,15 @@ static kronblasStatus_t kb_cuda_run_chunk(const kb_cuda_run_t *rn, int64_t b0, i
   for (j = 0; j < rn->nsteps; j++) {
     const kb_cuda_pstep_t *ps = &rn->steps[j];
     const int last = j == rn->nsteps - 1;
+    /* Sub-vector steps: the vectors are (pre, K'), rows one after another. */
+    const int64_t split = j < rn->nsub ? rn->pre : 1;
     int64_t Knext = Kcur;
     int f;
     memset(&st, 0, sizeof st);
     st.type = (int)pb->type;
-    st.m = pb->m;
+    st.m = pb->m * split;
     st.batch = n;
-    st.K = Kcur;
+    st.K = Kcur / split;
     st.nf = ps->nf;
     for (f = 0; f < ps->nf; f++) {
       const int64_t i = ps->i_hi - f;
@@ -301,13 +305,13 @@ static kronblasStatus_t kb_cuda_run_chunk(const kb_cuda_run_t *rn, int64_t b0, i
     st.conjF = pb->conjF;
     if (j == 0) {
       st.in = (const char *)pb->X + (ptrdiff_t)(b0 * pb->strideX) * (ptrdiff_t)esz;
-      st.in_rs = pb->xs_m;
+      st.in_rs = split > 1 ? st.K : pb->xs_m;
       st.in_is = pb->xs_k;
       st.in_bs = pb->strideX;
       st.conj_in = pb->conjX;
     } else {
       st.in = rn->buf[(j - 1) % 2];
-      st.in_rs = rn->col ? 1 : Kcur;
+      st.in_rs = rn->col ? 1 : Kcur / split;
       st.in_is = rn->col ? pb->m : 1;
       st.in_bs = rn->buf_elems;
     }
@@ -319,7 +323,7 @@ static kronblasStatus_t kb_cuda_run_chunk(const kb_cuda_run_t *rn, int64_t b0, i
       st.epilogue = KB_EPI_AXPBY;
     } else {
       st.out = rn->buf[j % 2];
-      st.out_rs = rn->col ? 1 : Knext;
+      st.out_rs = rn->col ? 1 : Knext / split;
       st.out_is = rn->col ? pb->m : 1;
       st.out_bs = rn->buf_elems;
       st.epilogue = last ? KB_EPI_ALPHA : KB_EPI_NONE;
@@ -388,10 +392,19 @@ static kronblasStatus_t kb_cuda_gekmm(struct kronblasContext *h, const kb_proble
    * dimensions: one that no longer fits cuBLAS' int is planned again
    * without them. */
   rn.col = rn.nsteps > 0 && steps[0].kernel == KB_KERNEL_CUBLAS_COL;
+  rn.nsub = kb_cuda_nat_nsub(steps, rn.nsteps);
   if ((rn.col && !kb_cuda_col_usable(pb, h->kernel_policy)) ||
-      (rn.nsteps > 0 && steps[0].kernel == KB_KERNEL_CUBLAS_NAT && !kb_cuda_nat_usable(pb, h->kernel_policy))) {
+      (rn.nsteps > 0 && steps[rn.nsub].kernel == KB_KERNEL_CUBLAS_NAT && !kb_cuda_nat_usable(pb, h->kernel_policy)) ||
+      (rn.nsub > 0 && !kb_cuda_nat_sub_usable(pb, h->kernel_policy))) {
     rn.nsteps = kb_cuda_plan_sliced(pb, h->kernel_policy, cs->nsm, steps, NULL);
     rn.col = 0;
+    rn.nsub = 0;
+  }
+  rn.pre = 1;
+  if (rn.nsub > 0) {
+    int64_t i;
+    for (i = 0; i <= steps[rn.nsub].i_hi; i++)
+      rn.pre *= pb->p[i];
   }
   rn.stream = h->stream;
   if (kb_env()->log_level >= KB_LOG_DEBUG) {
@@ -402,9 +415,9 @@ static kronblasStatus_t kb_cuda_gekmm(struct kronblasContext *h, const kb_proble
       const int k = steps[j].kernel;
       char word[160];
       (void)kb_cuda_kernel_word(k, word, (int)sizeof word);
-      kb_log(KB_LOG_DEBUG, "cuda plan step %lld: factors %lld..%lld, kernel %d%s%s%s", (long long)j,
+      kb_log(KB_LOG_DEBUG, "cuda plan step %lld: factors %lld..%lld, kernel %d%s%s%s%s", (long long)j,
              (long long)steps[j].i_hi, (long long)(steps[j].i_hi - steps[j].nf + 1), k, word[0] ? " " : "",
-             word, k >= 0 && k < ncfg && cfg[k].variant ? " variant" : "");
+             word, k >= 0 && k < ncfg && cfg[k].variant ? " variant" : "", j < rn.nsub ? " (sub-vectors)" : "");
     }
   }
 

@@ -121,6 +121,53 @@ int64_t kb_cuda_nat_post(const kb_problem_t *pb, int64_t i)
   return post;
 }
 
+int kb_cuda_nat_sub_usable(const kb_problem_t *pb, int policy)
+{
+  /* The first sub-vector step reads X as m * pre vectors one after another. */
+  return pb->nfactors >= 2 && (pb->m == 1 || pb->xs_m == pb->K) && kb_cuda_nat_usable(pb, policy);
+}
+
+int64_t kb_cuda_nat_nsub(const kb_cuda_pstep_t *steps, int64_t nsteps)
+{
+  int64_t j;
+  for (j = 0; j < nsteps; j++)
+    if (steps[j].kernel == KB_KERNEL_CUBLAS_NAT)
+      return j;
+  return 0;
+}
+
+void kb_cuda_nat_sub(const kb_problem_t *pb, int64_t g0, kb_problem_t *sub)
+{
+  int64_t i, pre = 1, Ks = 1, Ls = 1;
+  for (i = 0; i < g0; i++)
+    pre *= pb->p[i];
+  for (i = g0; i < pb->nfactors; i++) {
+    Ks *= pb->p[i];
+    Ls *= pb->q[i];
+  }
+  *sub = *pb;
+  sub->m = pb->m * pre;     /* at most m * K: X's elements */
+  sub->nfactors = pb->nfactors - g0;
+  sub->p = pb->p + g0;
+  sub->q = pb->q + g0;
+  sub->F = pb->F + g0;
+  sub->ldf = pb->ldf + g0;
+  sub->fs_l = pb->fs_l + g0;
+  sub->fs_k = pb->fs_k + g0;
+  sub->strideF = pb->strideF != NULL ? pb->strideF + g0 : NULL;
+  sub->K = Ks;
+  sub->L = Ls;
+  sub->xs_m = Ks;
+  sub->xs_k = 1;
+  sub->ys_m = Ls;
+  sub->ys_l = 1;
+  sub->x_contig_k = 1;
+  sub->y_contig_l = 1;
+  sub->batch = 1;
+  sub->X = NULL;
+  sub->Y = NULL;
+}
+
 /* The step's alpha and beta as cuBLAS takes them (host scalars). */
 static void kb_cuda_cublas_scalars(const kb_cuda_step_t *st, void *al, void *be)
 {

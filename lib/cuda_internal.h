@@ -55,13 +55,20 @@ typedef struct {
 } kb_cuda_pstep_t;
 
 /* Splits the factors of pb into launches, or takes the column plan where
- * it is usable and modelled faster (always under KRONBLAS_KERNELS_CUBLAS);
- * steps has room for nfactors entries.  nsm: multiprocessors of the
+ * it is usable and modelled faster (always under KRONBLAS_KERNELS_CUBLAS),
+ * or a natural-order plan with sub-vector steps where modelled faster
+ * (kb_cuda_plan_nat_sub); steps has room for nfactors entries.  nsm: multiprocessors of the
  * device.  Returns the number of launches. */
 int64_t kb_cuda_plan(const kb_problem_t *pb, int policy, int nsm, kb_cuda_pstep_t *steps);
 /* The model's split alone, never the column plan; *total (if total) its
  * modelled seconds. */
 int64_t kb_cuda_plan_sliced(const kb_problem_t *pb, int policy, int nsm, kb_cuda_pstep_t *steps, double *total);
+/* The model's best natural-order plan with sub-vector steps (above): the
+ * trailing group's plan from precompiled kernels only (planning it must
+ * not compile JIT kernels the call may not use), a fused launch in it,
+ * the leading factors as cublas_nat steps priced as cuBLAS steps.  0
+ * where there is none; else its steps (room for nfactors) and *total. */
+int64_t kb_cuda_plan_nat_sub(const kb_problem_t *pb, int policy, int nsm, kb_cuda_pstep_t *steps, double *total);
 
 /* The split alone (no column plan) with another cost: seconds of one
  * launch at factor i (input length K) applying nf factors with a fast
@@ -86,6 +93,23 @@ int kb_cuda_col_usable(const kb_problem_t *pb, int policy);
  * factor i. */
 int kb_cuda_nat_usable(const kb_problem_t *pb, int policy);
 int64_t kb_cuda_nat_post(const kb_problem_t *pb, int64_t i);
+/* A natural-order plan may start with steps of any other kind that apply
+ * the trailing factors g0..n-1 (g0 >= 1) to sub-vectors: vector r of X is
+ * (pre, K') with pre = p[0] * ... * p[g0-1] and K' the trailing factors'
+ * inputs, and (r, a < pre) is one vector of the sub-problem of m * pre
+ * vectors of length K' (kb_cuda_nat_sub), planned and launched as its own
+ * GEKMM; its output, natural order, is what the cublas_nat steps of
+ * factors g0-1..0 take.  (16_64x64^3: the fused whole-vector 64^2 launch
+ * over 1024 vectors of 4096, then one GEMM, where three GEMMs of an inner
+ * dimension of 64 run at ~20 TFLOP/s.)  The sub-vectors of X are
+ * contiguous only when its rows are (kb_cuda_nat_sub_usable).
+ * kb_cuda_nat_nsub: how many steps of a plan run on sub-vectors (0 where
+ * none, or the plan is not a natural-order one). */
+int kb_cuda_nat_sub_usable(const kb_problem_t *pb, int policy);
+int64_t kb_cuda_nat_nsub(const kb_cuda_pstep_t *steps, int64_t nsteps);
+/* The sub-problem of factors g0..n-1 (sub borrows pb's arrays; its X and
+ * Y are not set: the planners and the tuner only look at its shape). */
+void kb_cuda_nat_sub(const kb_problem_t *pb, int64_t g0, kb_problem_t *sub);
 /* A plan of one GEMM step per factor, last first, all of kind kernel
  * (KB_KERNEL_CUBLAS_COL or KB_KERNEL_CUBLAS_NAT); returns nfactors. */
 int64_t kb_cuda_gemm_steps(const kb_problem_t *pb, int kernel, kb_cuda_pstep_t *steps);

@@ -31,7 +31,9 @@
  * bandwidth of the fast launches and the whole-row kernel and all FMA
  * rates scale with the device's (kb_dev_model).
  * Where X and Y both run along m, the column plan (one cuBLAS GEMM per
- * factor, lib/cuda_cublas.c) is priced too and taken when cheaper.
+ * factor, lib/cuda_cublas.c) is priced too and taken when cheaper; where
+ * they run along K/L, natural-order plans whose trailing factors are one
+ * fused launch over sub-vectors (kb_cuda_plan_nat_sub) likewise.
  *
  * Shapes the precompiled set does not cover get a few configurations made
  * for their exact (type, P, Q) and input length (kb_jit_candidates), added
@@ -367,6 +369,7 @@ typedef struct {
   const kb_problem_t *pb;
   int nsm;
   kb_dev_rates_t dv;
+  int precompiled;     /* plan with the precompiled configurations only */
 } kb_model_ctx_t;
 
 /* ------------------------------------------------------------ JIT shapes */
@@ -627,13 +630,72 @@ int64_t kb_cuda_plan_sliced(const kb_problem_t *pb, int policy, int nsm, kb_cuda
   mc.pb = pb;
   mc.nsm = nsm;
   mc.dv = kb_dev_model();
+  mc.precompiled = 0;
   return kb_cuda_plan_with(pb, policy, kb_model_cost, &mc, steps, total);
+}
+
+int64_t kb_cuda_plan_nat_sub(const kb_problem_t *pb, int policy, int nsm, kb_cuda_pstep_t *steps, double *total)
+{
+  const int64_t n = pb->nfactors;
+  kb_model_ctx_t mc;
+  kb_cuda_pstep_t *sub_steps;
+  int64_t g0, i, j, ns = 0, K;
+  double best = 1e30;
+
+  *total = 1e30;
+  /* A fused launch needs two trailing factors, a GEMM step one leading. */
+  if (n < 3 || !kb_cuda_nat_sub_usable(pb, policy) || policy != KRONBLAS_KERNELS_ALL)
+    return 0;
+  sub_steps = malloc((size_t)n * sizeof *sub_steps);
+  if (sub_steps == NULL)
+    return 0;
+  mc.nsm = nsm;
+  mc.dv = kb_dev_model();
+  mc.precompiled = 1;
+  for (g0 = 1; g0 <= n - 2; g0++) {
+    kb_problem_t sub;
+    double t = 0;
+    int64_t nsub, fused = 0;
+    kb_cuda_nat_sub(pb, g0, &sub);
+    mc.pb = &sub;
+    nsub = kb_cuda_plan_with(&sub, policy, kb_model_cost, &mc, sub_steps, &t);
+    for (j = 0; j < nsub; j++)
+      fused |= sub_steps[j].nf >= 2;
+    if (!fused)
+      continue;
+    /* The leading factors' GEMMs, at the vector lengths they see. */
+    K = pb->K / sub.K * sub.L;
+    for (i = g0 - 1; i >= 0; i--) {
+      t += kb_cublas_cost(pb, &mc.dv, i, K);
+      K = K / pb->p[i] * pb->q[i];
+    }
+    if (kb_env()->log_level >= KB_LOG_DEBUG)
+      kb_log(KB_LOG_DEBUG, "model: natural-order plan with factors %lld..%lld on sub-vectors %.4f ms",
+             (long long)(n - 1), (long long)g0, t * 1e3);
+    if (t >= best)
+      continue;
+    best = t;
+    for (j = 0; j < nsub; j++) {
+      steps[j] = sub_steps[j];
+      steps[j].i_hi += g0;
+    }
+    for (i = g0 - 1; i >= 0; i--, j++) {
+      steps[j].i_hi = i;
+      steps[j].nf = 1;
+      steps[j].kernel = KB_KERNEL_CUBLAS_NAT;
+    }
+    ns = j;
+  }
+  free(sub_steps);
+  *total = best;
+  return ns;
 }
 
 int64_t kb_cuda_plan(const kb_problem_t *pb, int policy, int nsm, kb_cuda_pstep_t *steps)
 {
-  double sliced = 0, col;
-  int64_t ns;
+  double sliced = 0, col, nat;
+  kb_cuda_pstep_t *alt;
+  int64_t ns, na;
   if (kb_cuda_col_usable(pb, policy) && policy == KRONBLAS_KERNELS_CUBLAS)
     return kb_cuda_gemm_steps(pb, KB_KERNEL_CUBLAS_COL, steps);
   ns = kb_cuda_plan_sliced(pb, policy, nsm, steps, &sliced);
@@ -643,6 +705,15 @@ int64_t kb_cuda_plan(const kb_problem_t *pb, int policy, int nsm, kb_cuda_pstep_
       kb_log(KB_LOG_DEBUG, "model: column plan %.4f ms, sliced %.4f ms", col * 1e3, sliced * 1e3);
     if (col < sliced)
       return kb_cuda_gemm_steps(pb, KB_KERNEL_CUBLAS_COL, steps);
+  }
+  if (pb->nfactors >= 3 && kb_cuda_nat_sub_usable(pb, policy) &&
+      (alt = malloc((size_t)pb->nfactors * sizeof *alt)) != NULL) {
+    na = kb_cuda_plan_nat_sub(pb, policy, nsm, alt, &nat);
+    if (na > 0 && nat < sliced) {
+      memcpy(steps, alt, (size_t)na * sizeof *alt);
+      ns = na;
+    }
+    free(alt);
   }
   return ns;
 }
@@ -655,6 +726,8 @@ int64_t kb_cuda_plan_with(const kb_problem_t *pb, int policy, kb_cuda_cost_fn co
   const int64_t min_run = 32 / (int64_t)kb_type_size(pb->type);   /* a 32-byte sector */
   const int fast_ok = policy != KRONBLAS_KERNELS_GENERIC && policy != KRONBLAS_KERNELS_CUBLAS && real;
   const int model = cost == kb_model_cost;
+  /* The model planning a natural-order plan's sub-problem: no JIT kernels. */
+  const int precompiled = model && ((const kb_model_ctx_t *)ctx)->precompiled;
   int ncfg = 0, redo;
   const kb_cuda_fast_cfg_t *cfg;
   int64_t i, ns = 0, *Kin, *choice_nf;
@@ -685,7 +758,7 @@ int64_t kb_cuda_plan_with(const kb_problem_t *pb, int policy, kb_cuda_cost_fn co
   for (i = n - 1; i > 0; i--)
     Kin[i - 1] = Kin[i] / pb->p[i] * pb->q[i];
 
-  for (i = 0; i < n && fast_ok; i++) {
+  for (i = 0; i < n && fast_ok && !precompiled; i++) {
     int64_t run = 1;
     while (run < KB_CUDA_MAXF && i - run >= 0 && pb->p[i - run] == pb->p[i] && pb->q[i - run] == pb->q[i])
       run++;
@@ -781,7 +854,7 @@ again:
         continue;
       if (cfg[c].F > run || Kin[i] % cfg[c].TK != 0 || cfg[c].jit == KB_CFG_JIT_FAILED)
         continue;
-      if (model && cfg[c].variant)
+      if ((model && cfg[c].variant) || (precompiled && cfg[c].jit != KB_CFG_TABLE))
         continue;
       if (mrows && !kb_cuda_cfg_mrows(&cfg[c]))
         continue;

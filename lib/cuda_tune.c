@@ -298,8 +298,9 @@ static double kb_tune_cost(void *ctxv, int64_t i, int64_t K, int kernel, int nf)
 }
 
 /* Times the plan of one GEMM step per factor of kind kernel and takes it
- * (into steps, *nsteps) when it beats the split's measured time sliced. */
-static void kb_tune_gemm_plan(kb_tune_ctx_t *tc, int kernel, const char *what, double sliced,
+ * (into steps, *nsteps) when it beats the measured time of the plan held,
+ * *best (then its time). */
+static void kb_tune_gemm_plan(kb_tune_ctx_t *tc, int kernel, const char *what, double *best,
                               kb_cuda_pstep_t *steps, int64_t *nsteps)
 {
   const kb_problem_t *pb = tc->pb;
@@ -309,9 +310,54 @@ static void kb_tune_gemm_plan(kb_tune_ctx_t *tc, int kernel, const char *what, d
     t += kb_tune_cost(tc, i, K, kernel, 1);
     K = K / pb->p[i] * pb->q[i];
   }
-  kb_log(KB_LOG_INFO, "tune: %s %.4f ms, sliced %.4f ms", what, t * 1e3, sliced * 1e3);
-  if (tc->st == KRONBLAS_STATUS_SUCCESS && t < sliced)
+  kb_log(KB_LOG_INFO, "tune: %s %.4f ms, best so far %.4f ms", what, t * 1e3, *best * 1e3);
+  if (tc->st == KRONBLAS_STATUS_SUCCESS && t < *best) {
     *nsteps = kb_cuda_gemm_steps(pb, kernel, steps);
+    *best = t;
+  }
+}
+
+/* Times the model's natural-order plan with sub-vector steps
+ * (kb_cuda_plan_nat_sub), a launch at a time, the sub-vector ones as
+ * launches of the sub-problem; takes it as kb_tune_gemm_plan does. */
+static void kb_tune_nat_sub(kb_tune_ctx_t *tc, int nsm, double *best, kb_cuda_pstep_t *steps, int64_t *nsteps)
+{
+  const kb_problem_t *pb = tc->pb;
+  kb_cuda_pstep_t *alt = malloc((size_t)pb->nfactors * sizeof *alt);
+  kb_problem_t sub;
+  double model = 0, t = 0;
+  int64_t na, nsub, g0, j, f, K;
+  if (alt == NULL)
+    return;
+  na = kb_cuda_plan_nat_sub(pb, tc->h->kernel_policy, nsm, alt, &model);
+  if (na == 0) {
+    free(alt);
+    return;
+  }
+  nsub = kb_cuda_nat_nsub(alt, na);
+  g0 = alt[nsub].i_hi + 1;
+  kb_cuda_nat_sub(pb, g0, &sub);
+  tc->pb = &sub;
+  K = sub.K;
+  for (j = 0; j < nsub && tc->st == KRONBLAS_STATUS_SUCCESS; j++) {
+    t += kb_tune_cost(tc, alt[j].i_hi - g0, K, alt[j].kernel, alt[j].nf);
+    for (f = 0; f < alt[j].nf; f++)
+      K = K / pb->p[alt[j].i_hi - f] * pb->q[alt[j].i_hi - f];
+  }
+  tc->pb = pb;
+  K = pb->K / sub.K * sub.L;
+  for (; j < na && tc->st == KRONBLAS_STATUS_SUCCESS; j++) {
+    t += kb_tune_cost(tc, alt[j].i_hi, K, KB_KERNEL_CUBLAS_NAT, 1);
+    K = K / pb->p[alt[j].i_hi] * pb->q[alt[j].i_hi];
+  }
+  kb_log(KB_LOG_INFO, "tune: natural-order plan with factors %lld..%lld on sub-vectors %.4f ms, best so far %.4f ms",
+         (long long)(pb->nfactors - 1), (long long)g0, t * 1e3, *best * 1e3);
+  if (tc->st == KRONBLAS_STATUS_SUCCESS && t < *best) {
+    memcpy(steps, alt, (size_t)na * sizeof *alt);
+    *nsteps = na;
+    *best = t;
+  }
+  free(alt);
 }
 
 kronblasStatus_t kb_cuda_tune(struct kronblasContext *h, const kb_problem_t *pb,
@@ -370,9 +416,12 @@ kronblasStatus_t kb_cuda_tune(struct kronblasContext *h, const kb_problem_t *pb,
      * which cannot tell them from the rotated ones: each wins somewhere
      * by 10-15%), timed a GEMM at a time like the split's launches. */
     if (kb_cuda_col_usable(pb, h->kernel_policy))
-      kb_tune_gemm_plan(&tc, KB_KERNEL_CUBLAS_COL, "column plan", sliced, steps, nsteps);
+      kb_tune_gemm_plan(&tc, KB_KERNEL_CUBLAS_COL, "column plan", &sliced, steps, nsteps);
     if (kb_cuda_nat_usable(pb, h->kernel_policy))
-      kb_tune_gemm_plan(&tc, KB_KERNEL_CUBLAS_NAT, "natural-order GEMMs", sliced, steps, nsteps);
+      kb_tune_gemm_plan(&tc, KB_KERNEL_CUBLAS_NAT, "natural-order GEMMs", &sliced, steps, nsteps);
+    /* and the model's fused launch on sub-vectors before GEMMs, timed */
+    if (kb_cuda_nat_sub_usable(pb, h->kernel_policy))
+      kb_tune_nat_sub(&tc, cs->nsm, &sliced, steps, nsteps);
   }
   cudaEventDestroy(tc.ev0);
   cudaEventDestroy(tc.ev1);
@@ -393,7 +442,9 @@ kronblasStatus_t kb_cuda_tune(struct kronblasContext *h, const kb_problem_t *pb,
  * "row:F" (the whole-row kernel: one step of all F == nf factors),
  * "cublas_col" (a step of the column plan: then every step is one, one
  * factor each, and the key's X and Y run along m), "cublas_nat" (a step of
- * the natural-order plan: likewise, X and Y along K/L) or a
+ * the natural-order plan: one factor each, X and Y along K/L, every step
+ * after the first one a cublas_nat step too; the steps before it run on
+ * sub-vectors, kb_cuda_nat_sub, and are checked against that problem) or a
  * fast configuration as kb_cuda_cfg_format names it.  A plan read back is checked against its key as strictly as the
  * planner builds one, so a file cannot make a launch the kernels do not
  * support. */
@@ -531,7 +582,7 @@ kronblasStatus_t kb_cuda_wisdom_add(struct kronblasContext *h, const char *keys,
   kb_cuda_state_t *cs = h->backend_state;
   kronblasStatus_t st = KRONBLAS_STATUS_INVALID_VALUE;
   const char *s = keys;
-  int64_t v[6], n = 0, i, j, next, nsteps = 0;
+  int64_t v[6], n = 0, i, j, next, nsteps = 0, g0 = 0, pre = 1, msub = 0;
   int64_t *pq = NULL, *Kin = NULL;
   kb_cuda_pstep_t *steps = NULL;
   kb_plan_key_t k;
@@ -591,13 +642,34 @@ kronblasStatus_t kb_cuda_wisdom_add(struct kronblasContext *h, const char *keys,
   pb.q = k.q;
   pb.K = Kin[n - 1];
   real = k.type == KRONBLAS_R_32F || k.type == KRONBLAS_R_64F;
+  /* A natural-order plan's steps before its first cublas_nat word run on
+   * sub-vectors (kb_cuda_nat_sub): they are checked against the
+   * sub-problem of factors g0..n-1 and m * pre vectors. */
+  for (s = plans; *s;) {
+    const char *w = s;
+    int64_t a, b;
+    if (kb_wnum(&w, INT64_MAX, &a) == 0 && *w++ == ':' && kb_wnum(&w, INT64_MAX, &b) == 0 && *w++ == ':' &&
+        strncmp(w, "cublas_nat", 10) == 0 && (w[10] == ' ' || w[10] == '\0')) {
+      if (a >= n)
+        goto bad;
+      g0 = a + 1;
+      break;
+    }
+    s += strcspn(s, " ");
+    if (*s == ' ')
+      s++;
+  }
+  for (i = 0; i < g0 && g0 < n; i++)
+    pre *= k.p[i];   /* no overflow: a factor of K */
+  if (__builtin_mul_overflow(k.m, pre, &msub))
+    goto bad;
 
   s = plans;
   for (next = n - 1; next >= 0; next -= steps[nsteps++].nf) {
-    int64_t ih, nf;
+    int64_t ih, nf, mv, Kv, nv, fv;
     char word[200];
     size_t wl;
-    int kern, contig;
+    int kern, contig, yv;
     if (nsteps > 0 && *s++ != ' ')
       goto bad;
     if (kb_wnum(&s, INT64_MAX, &ih) != 0 || ih != next || *s++ != ':' ||
@@ -611,6 +683,14 @@ kronblasStatus_t kb_cuda_wisdom_add(struct kronblasContext *h, const char *keys,
     s += wl;
     /* The first launch reads X: fast kernels and cuBLAS need it along K. */
     contig = ih < n - 1 || k.contig;
+    /* A sub-vector step: its problem's m, vector length, factors (the
+     * last nv from fv on) and Y (the intermediates, along L). */
+    fv = g0 > 0 && ih >= g0 && g0 < n ? g0 : 0;
+    mv = fv ? msub : k.m;
+    Kv = Kin[ih] / (fv ? pre : 1);
+    nv = n - fv;
+    yv = fv ? 1 : k.y_contig;
+    pb.m = mv;
     if (strcmp(word, "generic") == 0) {
       kern = KB_KERNEL_GENERIC;
       if (nf != 1)
@@ -629,7 +709,7 @@ kronblasStatus_t kb_cuda_wisdom_add(struct kronblasContext *h, const char *keys,
         pf[j] = k.p[ih - j];
         qf[j] = k.q[ih - j];
       }
-      if (kb_cuda_small_geom(k.type, k.m, 1, Kin[ih], (int)nf, pf, qf, &g) != 0)
+      if (kb_cuda_small_geom(k.type, mv, 1, Kv, (int)nf, pf, qf, &g) != 0)
         goto bad;
     } else if (strncmp(word, "row:", 4) == 0) {
       /* row:F, one step of every factor (F == nf == n), X along K, Y along
@@ -639,8 +719,8 @@ kronblasStatus_t kb_cuda_wisdom_add(struct kronblasContext *h, const char *keys,
       int64_t F, C = 0, T = 0;
       kb_cuda_row_geom_t g;
       kern = KB_KERNEL_ROW;
-      if (*w == '0' || kb_wnum(&w, KB_CUDA_MAXF, &F) != 0 || F != nf || nf != n ||
-          ih != n - 1 || !real || !k.contig || !k.y_contig || k.policy != KRONBLAS_KERNELS_ALL)
+      if (*w == '0' || kb_wnum(&w, KB_CUDA_MAXF, &F) != 0 || F != nf || nf != nv ||
+          ih != n - 1 || !real || !k.contig || !yv || k.policy != KRONBLAS_KERNELS_ALL)
         goto bad;
       if (strncmp(w, ":c", 2) == 0) {
         w += 2;
@@ -651,11 +731,12 @@ kronblasStatus_t kb_cuda_wisdom_add(struct kronblasContext *h, const char *keys,
           goto bad;
         kern = kb_cuda_row_var_kernel((int)C, (int)T);
       }
-      if (*w != '\0' || kb_cuda_row_geom_k(kern, k.type, k.m, 1, Kin[ih], (int)nf, k.p, k.q, &g) != 0)
+      if (*w != '\0' || kb_cuda_row_geom_k(kern, k.type, mv, 1, Kv, (int)nf, k.p + fv, k.q + fv, &g) != 0)
         goto bad;
     } else if (strcmp(word, "cublas_nat") == 0) {
       /* The whole plan is the natural-order plan (checked below). */
       kern = KB_KERNEL_CUBLAS_NAT;
+      pb.m = k.m;
       if (nf != 1 || !kb_cuda_nat_usable(&pb, k.policy))
         goto bad;
     } else if (strcmp(word, "cublas_col") == 0) {
@@ -667,7 +748,7 @@ kronblasStatus_t kb_cuda_wisdom_add(struct kronblasContext *h, const char *keys,
       kern = KB_KERNEL_CUBLAS;
       if (nf != 1 || !real || !contig ||
           (k.policy != KRONBLAS_KERNELS_ALL && k.policy != KRONBLAS_KERNELS_CUBLAS) ||
-          !kb_cuda_cublas_usable(&pb, k.p[ih], k.q[ih], Kin[ih], ih == 0))
+          !kb_cuda_cublas_usable(&pb, k.p[ih], k.q[ih], Kv, ih == 0))
         goto bad;
     } else {
       const kb_cuda_fast_cfg_t *c;
@@ -685,14 +766,14 @@ kronblasStatus_t kb_cuda_wisdom_add(struct kronblasContext *h, const char *keys,
           k.policy == KRONBLAS_KERNELS_GENERIC ||
           k.policy == KRONBLAS_KERNELS_CUBLAS ||
           (k.policy == KRONBLAS_KERNELS_NO_FUSION && c->F != 1) || c->type != k.type ||
-          c->F != nf || c->TK <= 0 || Kin[ih] % c->TK != 0)
+          c->F != nf || c->TK <= 0 || Kv % c->TK != 0)
         goto bad;
       /* Output runs shorter than a vector (the whole-vector configurations:
        * 8^5, 32^3, 64^2) are contiguous only where the slab is the whole
        * vector, or where the outputs go along m through shared memory
        * (kb_fast.cuh, epilogue_m); anywhere else their vector stores would
        * land in the wrong places, so the planners never take them there. */
-      if (c->run % c->vw != 0 && c->TK != Kin[ih] && !(!k.y_contig && ih + 1 == nf && kb_cuda_cfg_mstore(c)))
+      if (c->run % c->vw != 0 && c->TK != Kv && !(!yv && ih + 1 == nf && kb_cuda_cfg_mstore(c)))
         goto bad;
       for (j = ih; j > ih - nf; j--)
         if (k.p[j] != c->P || k.q[j] != c->Q)
@@ -704,9 +785,11 @@ kronblasStatus_t kb_cuda_wisdom_add(struct kronblasContext *h, const char *keys,
   }
   if (*s != '\0')
     goto bad;
+  /* Column plans are all column steps; natural-order plans end in
+   * cublas_nat steps only, after their sub-vector steps, if any. */
   for (j = 0; j < nsteps; j++)
     if ((steps[j].kernel == KB_KERNEL_CUBLAS_COL) != (steps[0].kernel == KB_KERNEL_CUBLAS_COL) ||
-        (steps[j].kernel == KB_KERNEL_CUBLAS_NAT) != (steps[0].kernel == KB_KERNEL_CUBLAS_NAT))
+        (j > 0 && steps[j - 1].kernel == KB_KERNEL_CUBLAS_NAT && steps[j].kernel != KB_KERNEL_CUBLAS_NAT))
       goto bad;
   st = kb_plan_store(&cs->plans, &k, steps, nsteps) ? KRONBLAS_STATUS_SUCCESS : KRONBLAS_STATUS_ALLOC_FAILED;
   goto out;

@@ -6,7 +6,8 @@
  * padded leading dimensions (one batch per row) and contiguous rows (rows
  * merged into one batch), strided batches, beta = 0 over a NaN Y; the words
  * that cannot be one are refused on import; the tuner times the plan.
- * SKIPs without a CUDA device. */
+ * Plans whose trailing factors run first on sub-vectors, forced and the
+ * model's.  SKIPs without a CUDA device. */
 #include "t-cuda-util.c"
 #include "t-cuda-force.c"
 
@@ -44,6 +45,57 @@ static void forced(void)
     }
 }
 
+/* Natural-order plans that first apply the trailing factors to
+ * sub-vectors (kb_cuda_nat_sub: m * pre vectors of their inputs), any
+ * kernel there, then GEMMs: X's rows contiguous (the sub-vectors one after
+ * another) or padded (the plan is then planned again, and still right). */
+static void sub_forced(void)
+{
+  static const struct {
+    int64_t n;
+    const int64_t *p, *q;
+    const char *plan;
+  } sh[] = {
+    { 3, pB, qB, "2:2:small:2 0:1:cublas_nat" },
+    { 3, pB, qB, "2:1:cublas 1:1:generic 0:1:cublas_nat" },
+    { 4, pC, qC, "3:1:generic 2:1:generic 1:1:cublas_nat 0:1:cublas_nat" },
+    { 4, pC, qC, "3:2:small:2 1:1:cublas_nat 0:1:cublas_nat" },
+  };
+  size_t s;
+  int rep;
+  for (s = 0; s < sizeof sh / sizeof sh[0]; s++)
+    for (rep = 0; rep < 4; rep++) {
+      tc_case_t c;
+      tc_case_init(&c, rep % 2 ? KRONBLAS_R_64F : KRONBLAS_R_32F, KRONBLAS_SIDE_LEFT, KRONBLAS_OP_N,
+                   (int)tc_range(0, 2), rep == 3 ? tc_range(2, 40) : tc_range(1, 40), sh[s].n, sh[s].p, sh[s].q);
+      c.variant = (int)tc_range(0, 3);
+      tc_case_batch(&c, 3);
+      if (rep == 1) c.beta[0] = c.beta[1] = 0;
+      c.ldx = tc_K(&c) + (rep == 3 ? tc_range(1, 3) : 0);
+      ts_forced(&c, sh[s].plan);
+    }
+}
+
+/* The model's plan of float 16_64x64^3 (the whole-vector 64^2 launch over
+ * 1024 sub-vectors, then a GEMM), with X's rows contiguous and then
+ * padded (planned again: no sub-vector steps). */
+static void sub_model(void)
+{
+  static const int64_t p64[] = { 64, 64, 64 };
+  tc_case_t c;
+  char *b;
+  int pad;
+  for (pad = 0; pad < 2; pad++) {
+    tc_case_init(&c, KRONBLAS_R_32F, KRONBLAS_SIDE_LEFT, KRONBLAS_OP_N, KRONBLAS_OP_N, 16, 3, p64, p64);
+    c.ldx = tc_K(&c) + pad;
+    b = ts_run_log(&c);
+    tap_ok(b != NULL && (strstr(b, "(sub-vectors)") != NULL) == !pad,
+           "  ... the model's plan %s sub-vector steps (16_64x64^3 float, X rows %s)", pad ? "has no" : "has",
+           pad ? "padded" : "contiguous");
+    free(b);
+  }
+}
+
 static void bad_words(void)
 {
   static const ts_bad_t bad[] = {
@@ -55,6 +107,12 @@ static void bad_words(void)
     { "t0 xk1 yl1 dp0 pol0 m3 3x5,4x4", "1:1:cublas_nat 0:1:cublas", "mixed with a rotated cuBLAS step" },
     { "t0 xk1 yl1 dp0 pol0 m3 3x5,4x4", "1:1:cublas_col 0:1:cublas_nat", "mixed with a column step" },
     { "t0 xk1 yl1 dp0 pol0 m3 3x5,4x4", "1:2:cublas_nat", "two factors in one step" },
+    { "t0 xk1 yl1 dp0 pol0 m3 16x9,2x3,7x7", "2:1:generic 1:1:cublas_nat 0:1:generic",
+      "a step of another kind after a GEMM" },
+    { "t0 xk0 yl1 dp0 pol0 m3 16x9,2x3,7x7", "2:2:small:2 0:1:cublas_nat", "sub-vectors of X along m" },
+    { "t0 xk1 yl1 dp0 pol1 m3 16x9,2x3,7x7", "2:2:small:2 0:1:cublas_nat", "a fused step under NO_FUSION" },
+    { "t0 xk1 yl1 dp0 pol0 m4611686018427387904 16x9,2x3,7x7", "2:2:small:2 0:1:cublas_nat",
+      "m times the sub-vectors overflows" },
   };
   ts_refused(bad, sizeof bad / sizeof bad[0]);
   tap_ok(ts_import("t1 xk1 yl1 dp0 pol3 m3 3x5,4x4", "1:1:cublas_nat 0:1:cublas_nat"),
@@ -65,7 +123,7 @@ static void bad_words(void)
 /* The tuner times the plan (its log line) and what it keeps is right. */
 static void tuned(void)
 {
-  static const int64_t p64[] = { 64, 64 };
+  static const int64_t p64[] = { 64, 64, 64 };
   tc_case_t c;
   char *b;
   tc_case_init(&c, KRONBLAS_R_32F, KRONBLAS_SIDE_LEFT, KRONBLAS_OP_N, KRONBLAS_OP_N, 16, 2, p64, p64);
@@ -75,12 +133,24 @@ static void tuned(void)
          "the tuner times the natural-order GEMMs (16_64x64^2 float)");
   free(b);
   kronblasForgetWisdom(tc_gpu);
+  /* the model's plan with sub-vector steps too, then whatever it keeps
+   * runs right (above) */
+  tc_case_init(&c, KRONBLAS_R_32F, KRONBLAS_SIDE_LEFT, KRONBLAS_OP_N, KRONBLAS_OP_N, 16, 3, p64, p64);
+  c.ldx = tc_K(&c);
+  c.tune = 1;
+  b = ts_run_log(&c);
+  tap_ok(b != NULL && strstr(b, "tune: natural-order plan with factors 2..1 on sub-vectors") != NULL,
+         "the tuner times the plan with sub-vector steps (16_64x64^3 float)");
+  free(b);
+  kronblasForgetWisdom(tc_gpu);
 }
 
 int main(void)
 {
   ts_setup("t-cuda-nat");
   forced();
+  sub_forced();
+  sub_model();
   bad_words();
   tuned();
   ts_teardown();

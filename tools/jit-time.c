@@ -277,7 +277,8 @@ int main(int argc, char **argv)
             strcpy(word, "?");
           printf(" %lld:%d:%s", (long long)steps[j].i_hi, steps[j].nf,
                  k >= 0 ? word : k == KB_KERNEL_GENERIC ? "generic" : k == KB_KERNEL_CUBLAS ? "cublas" :
-                 k == KB_KERNEL_CUBLAS_COL ? "cublas_col" : "small");
+                 k == KB_KERNEL_CUBLAS_COL ? "cublas_col" : k == KB_KERNEL_CUBLAS_NAT ? "cublas_nat" :
+                 k == KB_KERNEL_SMALL ? "small" : "row");
         }
         printf("\n");
       }
