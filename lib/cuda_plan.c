@@ -189,7 +189,15 @@ static double kb_fast_cost(const kb_problem_t *pb, const kb_dev_rates_t *dv, con
   tiles = (double)(K / c->TK) * (double)((pb->m + c->TM - 1) / c->TM);
   fill = tiles / ((double)nsm * (c->occupancy > 0 ? c->occupancy : 1));
   if (overlapped) {
-    tf = flops / kb_fast_rate(pb, dv, c->P);
+    /* Two fused float 64x64 factors over a whole vector of 4096 run
+     * faster than the rate fitted on slabs (H100, session 18, tuner's
+     * timings over 1024, 2048, 4096 and 8192 vectors: 0.0361, 0.0702,
+     * 0.1346, 0.2587 ms, 29.8-33.2 TFLOP/s, priced at 27: 0.045 ms for
+     * 1024).  Priced at 31 the model takes them over sub-vectors before
+     * a GEMM for 32-128_64x64^3 as the tuner does (kb_cuda_plan_nat_sub;
+     * 1.12-1.18x faster than their three GEMMs). */
+    const int whole64 = c->TK == K && c->F == 2 && c->P == 64 && c->Q == 64 && pb->type == KRONBLAS_R_32F;
+    tf = flops / (whole64 ? 31e12 * dv->fma : kb_fast_rate(pb, dv, c->P));
     /* The multiply runs in whole waves of tiles: a last partial wave takes
      * as long as a full one (H100, session 10: float 64x64 at K = 4096,
      * m = 1024, 512 tiles on 396 resident blocks, 31.2 us where its FMAs
