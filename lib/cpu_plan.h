@@ -181,6 +181,11 @@ kronblasStatus_t kb_cpu_wisdom_add(struct kronblasContext *h, const char *key, c
  * in this process. */
 int kb_cpu_test_plan_count(struct kronblasContext *h);
 long kb_cpu_test_timed_count(void);
+/* Test hook: seconds added to the next tuning's first timed run (a
+ * transient slowdown of the model's plan), and how many tunings have timed
+ * their winner again against the model's plan. */
+void kb_cpu_test_tune_slow_first(double seconds);
+long kb_cpu_test_retimed_count(void);
 
 /* Test hooks, for tests/t-cpu-*.c (linked statically to reach them); not
  * thread-safe, call before the library runs.  force_isa: "avx512", "avx2",

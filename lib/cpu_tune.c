@@ -46,6 +46,8 @@ typedef struct kb_cpu_entry {
 } kb_cpu_entry_t;
 
 static long kb_cpu_timed;   /* candidates timed in this process (test hook) */
+static long kb_cpu_retimed;          /* winners timed again (test hook) */
+static double kb_cpu_slow_first;     /* added to the next first run (test hook) */
 
 static const char kb_cpu_type_chars[4] = { 's', 'd', 'c', 'z' };
 
@@ -197,6 +199,16 @@ long kb_cpu_test_timed_count(void)
   return kb_cpu_timed;
 }
 
+void kb_cpu_test_tune_slow_first(double seconds)
+{
+  kb_cpu_slow_first = seconds;
+}
+
+long kb_cpu_test_retimed_count(void)
+{
+  return kb_cpu_retimed;
+}
+
 int kb_cpu_cached_plan(struct kronblasContext *h, const kb_problem_t *pb, const kb_cpu_opt_t *kt,
                        int nthreads, kb_cpu_plan_t *pl)
 {
@@ -337,7 +349,7 @@ kronblasStatus_t kb_cpu_tuned_plan(struct kronblasContext *h, const kb_problem_t
   size_t wsb = 0;
   void *wsraw = NULL, *Yt = NULL;
   char *ws;
-  double t0, t, tbest = 1e300, twarm;
+  double t0, t, tbest = 1e300, tmodel = 1e300, twarm;
   int nc, i, best = 0, reps;
   kronblasStatus_t st = KRONBLAS_STATUS_SUCCESS;
 
@@ -379,7 +391,8 @@ kronblasStatus_t kb_cpu_tuned_plan(struct kronblasContext *h, const kb_problem_t
     t0 = kb_cpu_now();
     /* the first run tells how many repetitions and candidates fit the
      * budget; with one repetition it is the model's time */
-    twarm = kb_cpu_time_plan(&cand[0], &s, ws, Yt, ts_m, ts_l, 1);
+    twarm = kb_cpu_time_plan(&cand[0], &s, ws, Yt, ts_m, ts_l, 1) + kb_cpu_slow_first;
+    kb_cpu_slow_first = 0;
     reps = twarm < 2e-3 ? 5 : twarm < 20e-3 ? 3 : 1;
     for (i = 0; i < nc; i++) {
       /* the model's cost ratio scales the estimate; one it says is far
@@ -396,10 +409,32 @@ kronblasStatus_t kb_cpu_tuned_plan(struct kronblasContext *h, const kb_problem_t
           kb_log(KB_LOG_INFO, "cpu tune: %s: %s: %.4f ms (model %.3g)", key, plan, t * 1e3,
                  cand[i].cost * (double)pb->m);
       }
+      if (i == 0)
+        tmodel = t;
       if (t < tbest) {
         tbest = t;
         best = i;
       }
+    }
+    /* The model's plan runs first, where a transient slowdown (the other
+     * thread's vCPU waking from a long sleep, a BLAS' threads still
+     * spinning after the caller's last GEMM) lands: a winner other than
+     * it is timed again against it, the least time of each kept (helper
+     * cpu30, Emerald Rapids guest: 2 of 3 tuner runs of double
+     * 1024_3x3^7 timed the model's two-thread plan at 8-16 ms where it
+     * takes 2.5, and kept a one-thread plan of 2.8-4.8). */
+    if (best != 0 && kb_cpu_now() - t0 + reps * (tbest + tmodel) <= KB_CPU_TUNE_BUDGET) {
+      t = kb_cpu_time_plan(&cand[0], &s, ws, Yt, ts_m, ts_l, reps);
+      if (t < tmodel)
+        tmodel = t;
+      t = kb_cpu_time_plan(&cand[best], &s, ws, Yt, ts_m, ts_l, reps);
+      if (t < tbest)
+        tbest = t;
+      kb_cpu_retimed++;
+      kb_log(KB_LOG_INFO, "cpu tune: %s: again, the model's plan %.4f ms, candidate %d %.4f ms", key,
+             tmodel * 1e3, best, tbest * 1e3);
+      if (tmodel <= tbest)
+        best = 0;
     }
   }
   *pl = cand[best];
