@@ -1413,7 +1413,8 @@ static void kb_cpu_plan_log(const kb_cpu_plan_t *pl, const char *why, double cr,
  * per-thread areas, staging. */
 static void kb_cpu_plan_layout(const kb_problem_t *pb, size_t esz, kb_cpu_plan_t *pl)
 {
-  size_t off, tile_bytes = 0;
+  size_t off, tile_bytes = 0, tb;
+  double fpb;
   int64_t i;
   int k;
 
@@ -1496,10 +1497,37 @@ static void kb_cpu_plan_layout(const kb_problem_t *pb, size_t esz, kb_cpu_plan_t
    * ran 18.2-19.6 ms without the read-ahead against 20.4-22.7 with it
    * (two threads, interleaved); the lines read ahead evict the row buffers
    * the later group still reads.  (Ice Lake's 1.25 MiB L2 took that row
-   * at 65%.)  It is not priced: it changes no choice of the model. */
+   * at 65%.)  It is not priced: it changes no choice of the model.
+   * Digit0 (group 0 in place) counts its two buffers of tile_elems, not
+   * the nb-lane tile area the thread is given, where the row carries
+   * fewer than 8 FMAs per byte of X (fpb).  Counted by its area, double
+   * 1024_8x8^5 on Emerald Rapids (5 FMAs a byte; 256 KiB row, 512 KiB of
+   * buffers, 2 MiB L2) had no read-ahead; with it its first factor went
+   * from 59-73 to 46-57 kcycles a row (TSC, two threads) and the call
+   * ran 0.80-1.04x (12 interleaved pairs, 10 faster, median 0.92x; 46%
+   * -> 49% of the floor, medians).  With more FMAs X's stream hides
+   * behind them and the lines read ahead only cost: double 1024_16x16^4
+   * (8 a byte; 512 KiB row, 1 MiB of buffers) ran 0.80-1.24x with it,
+   * slower in 4 of 6 pairs, and float 1024_16x16^4 (16 a byte) 0.92-1.15x,
+   * slower in 3 of 5. */
+  tb = 0;
+  fpb = 0;
+  for (k = 0; k < pl->ngroups; k++) {
+    int64_t len = pl->g[k].Kin;
+    for (i = pl->g[k].hi; i >= pl->g[k].lo; i--) {
+      len = len / pb->p[i] * pb->q[i];
+      fpb += (double)len * (double)pb->p[i] / ((double)pb->K * (double)esz);
+    }
+  }
+  for (k = 0; k < pl->ngroups; k++) {
+    const int d0 = pl->inplace && k == 0 && fpb < 8;
+    const size_t b = 2 * kb_align64((size_t)pl->g[k].tile_elems * (d0 ? 1 : pl->g[k].nb) * esz);
+    if (b > tb)
+      tb = b;
+  }
   pl->pf_next_row = !pl->band && pl->strategy == KB_CPU_PER_ROW && pl->split_rows && pb->m > 1 &&
                     pb->xs_k == 1 &&
-                    4 * ((size_t)pb->K * esz + tile_bytes + 2 * (size_t)pl->row_elems * esz) <= 3 * kb_cpu_l2;
+                    4 * ((size_t)pb->K * esz + tb + 2 * (size_t)pl->row_elems * esz) <= 3 * kb_cpu_l2;
   /* switched off only where it would be on, so that equal plans compare equal */
   pl->no_read_ahead = pl->no_read_ahead && pl->pf_next_row;
   if (pl->no_read_ahead)
