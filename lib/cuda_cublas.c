@@ -150,10 +150,11 @@ void kb_cuda_nat_sub(const kb_problem_t *pb, int64_t g0, kb_problem_t *sub)
   sub->nfactors = pb->nfactors - g0;
   sub->p = pb->p + g0;
   sub->q = pb->q + g0;
-  sub->F = pb->F + g0;
-  sub->ldf = pb->ldf + g0;
-  sub->fs_l = pb->fs_l + g0;
-  sub->fs_k = pb->fs_k + g0;
+  /* (a problem built only to be planned, tools/jit-time, has no factors) */
+  sub->F = pb->F != NULL ? pb->F + g0 : NULL;
+  sub->ldf = pb->ldf != NULL ? pb->ldf + g0 : NULL;
+  sub->fs_l = pb->fs_l != NULL ? pb->fs_l + g0 : NULL;
+  sub->fs_k = pb->fs_k != NULL ? pb->fs_k + g0 : NULL;
   sub->strideF = pb->strideF != NULL ? pb->strideF + g0 : NULL;
   sub->K = Ks;
   sub->L = Ls;
