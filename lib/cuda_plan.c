@@ -113,14 +113,23 @@ static kb_dev_rates_t kb_dev_model(void)
   return r;
 }
 
-/* FMA rate of a two-stage fast launch that is not bandwidth bound (H100,
- * session 10, tuner's timings: float 32x32 two fused 27.8 TFLOP/s, 64x64
- * 27.4, 128x128 25.4; double 32x32 15.8, 64x64 12.6, 128x128 13.5; P <= 16
- * were bandwidth bound at every position of the standard shapes, up to 21
- * float and 11.4 double; on an H200 two fused 16x16 float reached 25.5). */
-static double kb_fast_rate(const kb_problem_t *pb, const kb_dev_rates_t *dv, int P)
+/* FMA rate of a two-stage fast launch of configuration c at input length
+ * K that is not bandwidth bound (H100, session 10, tuner's timings: float
+ * 32x32 two fused 27.8 TFLOP/s, 64x64 27.4, 128x128 25.4; double 32x32
+ * 15.8, 64x64 12.6, 128x128 13.5; P <= 16 were bandwidth bound at every
+ * position of the standard shapes, up to 21 float and 11.4 double; on an
+ * H200 two fused 16x16 float reached 25.5).  Two fused float 64x64
+ * factors over a whole vector of 4096 run faster than that slab rate
+ * (session 18, tuner's timings over 1024, 2048, 4096 and 8192 vectors:
+ * 0.0361, 0.0702, 0.1346, 0.2587 ms, 29.8-33.2 TFLOP/s, where 27 priced
+ * 1024 at 0.045 ms): at 31 the model takes them over the sub-vectors of
+ * 32_64x64^3 before a GEMM, as the tuner does (kb_cuda_plan_nat_sub). */
+static double kb_fast_rate(const kb_problem_t *pb, const kb_dev_rates_t *dv, const kb_cuda_fast_cfg_t *c,
+                           int64_t K)
 {
-  const double r = pb->type == KRONBLAS_R_32F ? (P >= 16 ? 27e12 : 22e12)
+  const int P = c->P;
+  const int whole64 = c->TK == K && c->F == 2 && P == 64 && c->Q == 64;
+  const double r = pb->type == KRONBLAS_R_32F ? (whole64 ? 31e12 : P >= 16 ? 27e12 : 22e12)
                                               : (P == 32 ? 15e12 : P >= 64 ? 13e12 : 12e12);
   return r * dv->fma;
 }
@@ -189,15 +198,7 @@ static double kb_fast_cost(const kb_problem_t *pb, const kb_dev_rates_t *dv, con
   tiles = (double)(K / c->TK) * (double)((pb->m + c->TM - 1) / c->TM);
   fill = tiles / ((double)nsm * (c->occupancy > 0 ? c->occupancy : 1));
   if (overlapped) {
-    /* Two fused float 64x64 factors over a whole vector of 4096 run
-     * faster than the rate fitted on slabs (H100, session 18, tuner's
-     * timings over 1024, 2048, 4096 and 8192 vectors: 0.0361, 0.0702,
-     * 0.1346, 0.2587 ms, 29.8-33.2 TFLOP/s, priced at 27: 0.045 ms for
-     * 1024).  Priced at 31 the model takes them over sub-vectors before
-     * a GEMM for 32-128_64x64^3 as the tuner does (kb_cuda_plan_nat_sub;
-     * 1.12-1.18x faster than their three GEMMs). */
-    const int whole64 = c->TK == K && c->F == 2 && c->P == 64 && c->Q == 64 && pb->type == KRONBLAS_R_32F;
-    tf = flops / (whole64 ? 31e12 * dv->fma : kb_fast_rate(pb, dv, c->P));
+    tf = flops / kb_fast_rate(pb, dv, c, K);
     /* The multiply runs in whole waves of tiles: a last partial wave takes
      * as long as a full one (H100, session 10: float 64x64 at K = 4096,
      * m = 1024, 512 tiles on 396 resident blocks, 31.2 us where its FMAs
@@ -714,8 +715,7 @@ int64_t kb_cuda_plan(const kb_problem_t *pb, int policy, int nsm, kb_cuda_pstep_
     if (col < sliced)
       return kb_cuda_gemm_steps(pb, KB_KERNEL_CUBLAS_COL, steps);
   }
-  if (pb->nfactors >= 3 && kb_cuda_nat_sub_usable(pb, policy) &&
-      (alt = malloc((size_t)pb->nfactors * sizeof *alt)) != NULL) {
+  if (kb_cuda_nat_sub_usable(pb, policy) && (alt = malloc((size_t)pb->nfactors * sizeof *alt)) != NULL) {
     na = kb_cuda_plan_nat_sub(pb, policy, nsm, alt, &nat);
     if (na > 0 && nat < sliced) {
       memcpy(steps, alt, (size_t)na * sizeof *alt);

@@ -13,65 +13,52 @@
 
 static const int64_t pA[] = { 3, 4 }, qA[] = { 5, 4 }, pB[] = { 16, 2, 7 }, qB[] = { 9, 3, 7 };
 static const int64_t pC[] = { 1, 6, 2, 3 }, qC[] = { 4, 6, 1, 3 };
+/* The precompiled float configuration of two fused 64x64 factors over a
+ * whole vector of 4096 (kernels/cuda/fast_s.cu) */
+#define KB_T_WHOLE64 "fast:t0:p64:q64:f2:tk4096:tm2:tp64:rk4:rq8:rm1:st2:xu4"
 
+/* Plans forced through wisdom.  All GEMMs (sub 0): padded leading
+ * dimensions (one batch per row) and contiguous rows (rows merged into one
+ * batch).  Sub-vector launches first (sub 1: the trailing factors applied
+ * to the m * pre sub-vectors of their inputs, kb_cuda_nat_sub, any kernel
+ * there, then GEMMs): X's rows contiguous (the sub-vectors one after
+ * another) or, the fourth time, padded (the plan is then planned again,
+ * and still right). */
 static void forced(void)
 {
   static const struct {
     int64_t n;
     const int64_t *p, *q;
+    int sub;
     const char *plan;
   } sh[] = {
-    { 2, pA, qA, "1:1:cublas_nat 0:1:cublas_nat" },
-    { 3, pB, qB, "2:1:cublas_nat 1:1:cublas_nat 0:1:cublas_nat" },
-    { 4, pC, qC, "3:1:cublas_nat 2:1:cublas_nat 1:1:cublas_nat 0:1:cublas_nat" },
+    { 2, pA, qA, 0, "1:1:cublas_nat 0:1:cublas_nat" },
+    { 3, pB, qB, 0, "2:1:cublas_nat 1:1:cublas_nat 0:1:cublas_nat" },
+    { 4, pC, qC, 0, "3:1:cublas_nat 2:1:cublas_nat 1:1:cublas_nat 0:1:cublas_nat" },
+    { 3, pB, qB, 1, "2:2:small:2 0:1:cublas_nat" },
+    { 3, pB, qB, 1, "2:1:cublas 1:1:generic 0:1:cublas_nat" },
+    { 4, pC, qC, 1, "3:1:generic 2:1:generic 1:1:cublas_nat 0:1:cublas_nat" },
+    { 4, pC, qC, 1, "3:2:small:2 1:1:cublas_nat 0:1:cublas_nat" },
   };
   size_t s;
   int rep;
   for (s = 0; s < sizeof sh / sizeof sh[0]; s++)
     for (rep = 0; rep < 4; rep++) {
+      const int padded_sub = sh[s].sub && rep == 3;
       tc_case_t c;
       /* LEFT with X not transposed: X and Y contiguous along K/L */
       tc_case_init(&c, rep % 2 ? KRONBLAS_R_64F : KRONBLAS_R_32F, KRONBLAS_SIDE_LEFT, KRONBLAS_OP_N,
-                   (int)tc_range(0, 2), tc_range(1, 40), sh[s].n, sh[s].p, sh[s].q);
+                   (int)tc_range(0, 2), tc_range(padded_sub ? 2 : 1, 40), sh[s].n, sh[s].p, sh[s].q);
       c.variant = (int)tc_range(0, 3);
       tc_case_batch(&c, 3);
       if (rep == 1) c.beta[0] = c.beta[1] = 0;
-      if (rep >= 2) {
+      if (sh[s].sub) {
+        c.ldx = tc_K(&c) + (padded_sub ? tc_range(1, 3) : 0);
+      } else if (rep >= 2) {
         /* contiguous rows: the merged batches */
         c.ldx = tc_K(&c);
         c.ldy = tc_L(&c);
       }
-      ts_forced(&c, sh[s].plan);
-    }
-}
-
-/* Natural-order plans that first apply the trailing factors to
- * sub-vectors (kb_cuda_nat_sub: m * pre vectors of their inputs), any
- * kernel there, then GEMMs: X's rows contiguous (the sub-vectors one after
- * another) or padded (the plan is then planned again, and still right). */
-static void sub_forced(void)
-{
-  static const struct {
-    int64_t n;
-    const int64_t *p, *q;
-    const char *plan;
-  } sh[] = {
-    { 3, pB, qB, "2:2:small:2 0:1:cublas_nat" },
-    { 3, pB, qB, "2:1:cublas 1:1:generic 0:1:cublas_nat" },
-    { 4, pC, qC, "3:1:generic 2:1:generic 1:1:cublas_nat 0:1:cublas_nat" },
-    { 4, pC, qC, "3:2:small:2 1:1:cublas_nat 0:1:cublas_nat" },
-  };
-  size_t s;
-  int rep;
-  for (s = 0; s < sizeof sh / sizeof sh[0]; s++)
-    for (rep = 0; rep < 4; rep++) {
-      tc_case_t c;
-      tc_case_init(&c, rep % 2 ? KRONBLAS_R_64F : KRONBLAS_R_32F, KRONBLAS_SIDE_LEFT, KRONBLAS_OP_N,
-                   (int)tc_range(0, 2), rep == 3 ? tc_range(2, 40) : tc_range(1, 40), sh[s].n, sh[s].p, sh[s].q);
-      c.variant = (int)tc_range(0, 3);
-      tc_case_batch(&c, 3);
-      if (rep == 1) c.beta[0] = c.beta[1] = 0;
-      c.ldx = tc_K(&c) + (rep == 3 ? tc_range(1, 3) : 0);
       ts_forced(&c, sh[s].plan);
     }
 }
@@ -87,7 +74,7 @@ static void sub_model(void)
   int pad;
   if (tc_quick()) {
     /* racecheck: 4M elements through shared memory; the launch is
-     * t-cuda-gekmm's fused 64x64 one, the sub-vector steps sub_forced's */
+     * t-cuda-gekmm's fused 64x64 one, the sub-vector steps forced()'s */
     tap_skip("the model's plan of 16_64x64^3 (quick mode)");
     return;
   }
@@ -121,6 +108,15 @@ static void bad_words(void)
       "m times the sub-vectors overflows" },
   };
   ts_refused(bad, sizeof bad / sizeof bad[0]);
+  /* The whole-vector 64^2 launch fits only as a sub-vector step: its slab
+   * is the 4096 of the sub-problem, not the vector of 64^3 or 64^4. */
+  tap_ok(ts_import("t0 xk1 yl1 dp0 pol0 m16 64x64,64x64,64x64", "2:2:" KB_T_WHOLE64 " 0:1:cublas_nat"),
+         "import takes the whole-vector 64^2 launch on the sub-vectors of 64^3");
+  tap_ok(!ts_import("t0 xk1 yl1 dp0 pol0 m16 64x64,64x64,64x64,64x64", "3:2:" KB_T_WHOLE64
+                    " 1:1:generic 0:1:cublas_nat"),
+         "import skips it on sub-vectors of 64^3 (the plan's sub-problem after factor 0)");
+  tap_ok(!ts_import("t0 xk1 yl1 dp0 pol0 m16 64x64,64x64,64x64", "2:2:" KB_T_WHOLE64 " 0:1:cublas"),
+         "import skips it on the whole vector of 64^3 (no GEMM after it: no sub-vectors)");
   tap_ok(ts_import("t1 xk1 yl1 dp0 pol3 m3 3x5,4x4", "1:1:cublas_nat 0:1:cublas_nat"),
          "and takes it under the CUBLAS policy");
   kronblasForgetWisdom(tc_gpu);
@@ -159,7 +155,6 @@ int main(void)
 {
   ts_setup("t-cuda-nat");
   forced();
-  sub_forced();
   sub_model();
   bad_words();
   tuned();
