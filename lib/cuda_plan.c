@@ -250,13 +250,24 @@ static double kb_cublas_bw_share(const kb_problem_t *pb, int64_t i)
  * (0.099 ms) where the fused launch takes 0.078.  Over longer vectors they
  * do reach it (K = 2^18: 1024_64x64^3 3.15 ms, 32.7 TFLOP/s; 16_64x64^4
  * 32): priced at 25 there too, the model took fast launches that run at
- * 27 (session 17).  Below 64 the GEMMs are bound by their bytes and the
- * rate does not decide.  Double (FP64 tensor cores) as fitted. */
+ * 27 (session 17).  Nor do they over fewer than 2^25 elements in all
+ * (tuner, 64x64 at K = 2^18, less the two launches' 8 us, TFLOP/s: m = 16
+ * 25.6, 32 29, 64 29.4, 128 29.4, 256 32.4, 1024 33.1; 16_64x64^4, K =
+ * 2^24, 32): at 33 the model kept 64 and 128_64x64^3 on three GEMMs
+ * (0.24 and 0.46 ms) where fusing the trailing two over sub-vectors takes
+ * 0.21 and 0.40 (session 18).  Below 64 the GEMMs are bound by their
+ * bytes and the rate does not decide.  Double (FP64 tensor cores) as
+ * fitted. */
+#define KB_CUBLAS_SMALL_ELEMS 33554432.0  /* 2^25 elements of m x K */
 static double kb_cublas_rate(const kb_problem_t *pb, int64_t i, int64_t K)
 {
   if (pb->type != KRONBLAS_R_32F)
     return 40e12;
-  return pb->p[i] >= 64 && pb->p[i] < 128 && K <= 4096 ? 25e12 : 33e12;
+  if (pb->p[i] < 64 || pb->p[i] >= 128)
+    return 33e12;
+  if (K <= 4096)
+    return 25e12;
+  return (double)pb->m * (double)K <= KB_CUBLAS_SMALL_ELEMS ? 29e12 : 33e12;
 }
 
 /* cuBLAS reaches most of the GEMM rate, FP64 tensor cores for double, and

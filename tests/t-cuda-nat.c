@@ -65,26 +65,30 @@ static void forced(void)
 
 /* The model's plan of float 16_64x64^3 (the whole-vector 64^2 launch over
  * 1024 sub-vectors, then a GEMM), with X's rows contiguous and then
- * padded (planned again: no sub-vector steps). */
+ * padded (planned again: no sub-vector steps); and of 64_64x64^3, whose
+ * GEMMs over 2^24 elements run below cuBLAS' long-vector rate
+ * (kb_cublas_rate). */
 static void sub_model(void)
 {
   static const int64_t p64[] = { 64, 64, 64 };
+  static const struct { int64_t m; int pad; } run[] = { { 16, 0 }, { 16, 1 }, { 64, 0 } };
   tc_case_t c;
   char *b;
-  int pad;
+  size_t r;
   if (tc_quick()) {
     /* racecheck: 4M elements through shared memory; the launch is
      * t-cuda-gekmm's fused 64x64 one, the sub-vector steps forced()'s */
-    tap_skip("the model's plan of 16_64x64^3 (quick mode)");
+    tap_skip("the model's plans of 16_ and 64_64x64^3 (quick mode)");
     return;
   }
-  for (pad = 0; pad < 2; pad++) {
-    tc_case_init(&c, KRONBLAS_R_32F, KRONBLAS_SIDE_LEFT, KRONBLAS_OP_N, KRONBLAS_OP_N, 16, 3, p64, p64);
+  for (r = 0; r < sizeof run / sizeof run[0]; r++) {
+    const int pad = run[r].pad;
+    tc_case_init(&c, KRONBLAS_R_32F, KRONBLAS_SIDE_LEFT, KRONBLAS_OP_N, KRONBLAS_OP_N, run[r].m, 3, p64, p64);
     c.ldx = tc_K(&c) + pad;
     b = ts_run_log(&c);
     tap_ok(b != NULL && (strstr(b, "(sub-vectors)") != NULL) == !pad,
-           "  ... the model's plan %s sub-vector steps (16_64x64^3 float, X rows %s)", pad ? "has no" : "has",
-           pad ? "padded" : "contiguous");
+           "  ... the model's plan %s sub-vector steps (%lld_64x64^3 float, X rows %s)", pad ? "has no" : "has",
+           (long long)run[r].m, pad ? "padded" : "contiguous");
     free(b);
   }
 }
