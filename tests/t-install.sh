@@ -5,12 +5,20 @@
 # errors give their status.  Also: the header compiles as strict C99, the
 # static library and the .pc are installed, and the shared library exports
 # only kronblas* symbols.  TAP output; run by `make check` with top_srcdir,
-# top_builddir, MAKE, CC and PKG_CONFIG in the environment.
+# top_builddir, MAKE, CC, CFLAGS and PKG_CONFIG in the environment.
 
 : "${top_builddir:=.}"
 : "${MAKE:=make}"
 : "${CC:=cc}"
 : "${PKG_CONFIG:=pkg-config}"
+
+# A library built with sanitizers (CFLAGS="-fsanitize=address,undefined ...")
+# needs their runtimes in every program that loads it: the program gets the
+# build's -fsanitize flags too, and nothing else of its CFLAGS.
+sanflags=
+for f in ${CFLAGS-}; do
+  case $f in -fsanitize=*) sanflags="$sanflags $f" ;; esac
+done
 
 n=0
 failed=0
@@ -242,10 +250,10 @@ int main(void)
   return fails ? 1 : 0;
 }
 EOF
-if $CC -o "$tmp/prog" "$tmp/prog.c" $cflags $libs >"$tmp/build.log" 2>&1; then
-  ok "a program builds with only the pkg-config flags"
+if $CC -o "$tmp/prog" "$tmp/prog.c" $cflags $libs $sanflags >"$tmp/build.log" 2>&1; then
+  ok "a program builds with only the pkg-config flags${sanflags:+ (and$sanflags)}"
 else
-  notok "a program builds with only the pkg-config flags"
+  notok "a program builds with only the pkg-config flags${sanflags:+ (and$sanflags)}"
   diag "$tmp/build.log"
   finish
 fi
