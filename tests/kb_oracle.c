@@ -372,7 +372,13 @@ out:
   return rc;
 }
 
+/* Per thread: t-handle compares from several threads at once (ThreadSanitizer
+ * reported the shared record), and each wants its own last bad element. */
+#if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L && !defined(__STDC_NO_THREADS__)
+static _Thread_local kb_oracle_bad_t kb_oracle_bad = { -1, -1, 0, 0, 0, 0, 0 };
+#else
 static kb_oracle_bad_t kb_oracle_bad = { -1, -1, 0, 0, 0, 0, 0 };
+#endif
 
 const kb_oracle_bad_t *kb_oracle_last_bad(void)
 {

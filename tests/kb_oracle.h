@@ -65,7 +65,7 @@ int64_t kb_oracle_compare(kronblasDataType_t type, kronblasSideMode_t side, int6
     const void *Y, int64_t ldy, const long double *ref, const long double *mag,
     int64_t sumlen, double tol_factor, double *worst);
 
-/* Where the last kb_oracle_compare found its first bad element (-1, -1 if
+/* Where this thread's last kb_oracle_compare found its first bad element (-1, -1 if
  * none), and the values there, for a diagnostic line. */
 typedef struct {
   int64_t r, l;
