@@ -378,11 +378,21 @@ static double kb_row_cost(const kb_problem_t *pb, const kb_dev_rates_t *dv, int6
   return t + KB_LAUNCH_S;
 }
 
+/* The generic kernel: one thread an output, its p-long sum a chain of
+ * loads and FMAs, so a launch of few outputs takes at least p k-steps of
+ * load latency (H100, tuner, isolated launches, us, float / double:
+ * 10_52x50,65x20 p = 52 10.0 / 12.9, p = 65 9.3 / 14.8; 50_32x8,64x128 p =
+ * 32 13.2 / 15.0; priced 4.7-8.6 without it, so the model took it over
+ * fast launches of 6-10 us: double 10_52x50,65x20 0.026 ms, 0.83x the GEMM
+ * baseline; with it 0.0195 ms). */
+#define KB_GENERIC_KSTEP_S 100e-9
 static double kb_generic_cost(const kb_problem_t *pb, int64_t i, int64_t K)
 {
   const double esz = (double)kb_type_size(pb->type), m = (double)pb->m;
   const double Kn = (double)K / pb->p[i] * pb->q[i];
-  return m * ((double)K + Kn) * esz / KB_BW_GENERIC + 2.0 * m * Kn * pb->p[i] / 2e12 + KB_LAUNCH_S;
+  const double t = m * ((double)K + Kn) * esz / KB_BW_GENERIC + 2.0 * m * Kn * pb->p[i] / 2e12;
+  const double lat = (double)pb->p[i] * KB_GENERIC_KSTEP_S;
+  return (t > lat ? t : lat) + KB_LAUNCH_S;
 }
 
 typedef struct {
