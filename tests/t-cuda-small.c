@@ -24,6 +24,7 @@ static const int64_t pA[] = { 3, 7, 4 }, qA[] = { 5, 2, 4 };            /* 3x5,7
 static const int64_t pB[] = { 52, 65 }, qB[] = { 50, 20 };              /* 52x50,65x20 */
 static const int64_t pC[] = { 3, 7, 4, 5 }, qC[] = { 5, 2, 4, 3 };      /* 3x5,7x2,4x4,5x3 */
 static const int64_t pD[] = { 2, 5, 3, 7, 1 }, qD[] = { 3, 5, 2, 1, 4 };
+static const int64_t pE[] = { 32, 64 }, qE[] = { 8, 128 };              /* 32x8,64x128 */
 
 static void fixed_cases(void)
 {
@@ -56,6 +57,12 @@ static void fixed_cases(void)
   ts_forced(&c, "1:2:small:2");
   ts_case(&c, KRONBLAS_R_64F, R, T, N, 10, 2, pB, qB);
   ts_forced(&c, "1:1:small:1 0:1:small:1");
+  /* the other real-world pair: 34 KB of staged factors a block (complex
+   * double: read through L1) */
+  ts_case(&c, KRONBLAS_R_32F, L, N, N, 50, 2, pE, qE);
+  ts_forced(&c, "1:2:small:2");
+  ts_case(&c, KRONBLAS_C_64F, L, N, C, 7, 2, pE, qE);
+  ts_forced(&c, "1:2:small:2");
   /* many vectors: several per block, X along m */
   ts_case(&c, KRONBLAS_R_64F, L, T, N, 1000, 3, pA, qA);
   ts_forced(&c, "2:3:small:3");

@@ -113,4 +113,27 @@ static inline kb_scalars<T> kb_make_scalars(const void *alpha, const void *beta,
 }
 #endif
 
+// cp.async (sm_80+): global to shared without registers, so that a
+// block's loads are in flight together (the fast kernel's next tile while
+// it multiplies the current one; the whole-vector kernel's staging).  A
+// source size of 0 fills zeros (vectors past m).
+__device__ __forceinline__ void kb_cp16(void *dst, const void *src, bool valid)
+{
+  const unsigned s = (unsigned)__cvta_generic_to_shared(dst);
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(s), "l"(src), "r"(valid ? 16 : 0));
+}
+
+template <int N>
+__device__ __forceinline__ void kb_cp(void *dst, const void *src, bool valid)
+{
+  const unsigned s = (unsigned)__cvta_generic_to_shared(dst);
+  asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(s), "l"(src), "n"(N),
+               "r"(valid ? N : 0));
+}
+
+__device__ __forceinline__ void kb_cp_commit(void) { asm volatile("cp.async.commit_group;\n" ::); }
+
+template <int N>
+__device__ __forceinline__ void kb_cp_wait(void) { asm volatile("cp.async.wait_group %0;\n" ::"n"(N)); }
+
 #endif // KB_CUDA_OPS_CUH

@@ -179,28 +179,6 @@ __device__ __forceinline__ void kb_fast_tile_to_smem(A &acc, T *dst, int sg, int
       }
 }
 
-// cp.async (sm_80+): global to shared without registers, so that a
-// block's next tile is in flight while it multiplies the current one.  A
-// source size of 0 fills zeros (vectors past m).
-__device__ __forceinline__ void kb_cp16(void *dst, const void *src, bool valid)
-{
-  const unsigned s = (unsigned)__cvta_generic_to_shared(dst);
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(s), "l"(src), "r"(valid ? 16 : 0));
-}
-
-template <int N>
-__device__ __forceinline__ void kb_cp(void *dst, const void *src, bool valid)
-{
-  const unsigned s = (unsigned)__cvta_generic_to_shared(dst);
-  asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(s), "l"(src), "n"(N),
-               "r"(valid ? N : 0));
-}
-
-__device__ __forceinline__ void kb_cp_commit(void) { asm volatile("cp.async.commit_group;\n" ::); }
-
-template <int N>
-__device__ __forceinline__ void kb_cp_wait(void) { asm volatile("cp.async.wait_group %0;\n" ::"n"(N)); }
-
 template <typename T, int P, int Q, int F, int TP, int NS, int TM, int RM, int RK, int RQ, int ST, int XU,
           int VW>
 struct kb_fast_shape {
