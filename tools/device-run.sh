@@ -14,6 +14,9 @@
 #   nsys / ncu  not wrapped: run them by hand on the built tree
 #   shell:CMD   run CMD in the built tree (e.g. shell:./tools/kronblas-bench 1024_8x8^6)
 #
+# The tree is built in $KB_DEVICE_WORK (default /tmp/kb-device-build), so
+# that two tarballs (old and new) can be built side by side.
+#
 # Logs go to $OUT (or /tmp/kb-out): configure.log, make.log, check.log,
 # test-logs.tar.gz, sanitizer.log, STEP.csv and STEP.txt of the bench
 # steps, tune.log (bench-tuned), gpu.txt.  The last
@@ -32,7 +35,7 @@ summary=$out/summary.txt
 : > "$summary"
 note() { echo "$*" | tee -a "$summary"; }
 
-work=/tmp/kb-device-build
+work=${KB_DEVICE_WORK:-/tmp/kb-device-build}
 rm -rf "$work"
 mkdir -p "$work"
 tar -C "$work" -xzf "$tarball" || { echo "cannot unpack $tarball"; exit 1; }

@@ -4,7 +4,8 @@
  *                  [-S SOURCE [-N]] [-R] [-P] [SHAPE|SET]...
  *
  * Runs the CUDA planner's JIT candidate generation (kb_jit_candidates, via
- * kb_cuda_plan with the H100's 132 SMs) for the shapes (default: the set
+ * kb_cuda_plan with the H100's 132 SMs and, without a GPU, its 227 KB of
+ * shared memory a block) for the shapes (default: the set
  * "realworld"; float and double; LEFT, X contiguous along K), then compiles
  * every JIT configuration the registry got, with the library's NVRTC
  * options, and prints per configuration: NVRTC to PTX (front end and
@@ -253,7 +254,10 @@ int main(int argc, char **argv)
     }
   }
 
-  /* Plans: candidates into the registry, the model's choice recorded. */
+  /* Plans: candidates into the registry, the model's choice recorded.
+   * Without a GPU, the whole-vector and whole-row kernels' geometry takes
+   * an H100's (132 SMs, 227 KB of shared memory a block). */
+  kb_cuda_dev_props_assume(132, 232448);
   for (i = 0; i < nsh; i++)
     for (t = 0; t < 2; t++) {
       int64_t fs[2 * KB_SHAPE_MAXF];

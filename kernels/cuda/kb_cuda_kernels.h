@@ -252,6 +252,10 @@ int kb_cuda_small_launch(const kb_cuda_step_t *st, void *stream);
  * -1 without a device. */
 #define KB_CUDA_MAXDEV 64
 int kb_cuda_dev_props(int *dev, int *nsm, int *smem_max);
+/* Tools that plan without a GPU (tools/jit-time -P): the properties
+ * kb_cuda_dev_props reports where no device is found.  The library never
+ * calls it. */
+void kb_cuda_dev_props_assume(int nsm, int smem_max);
 
 /* The whole-row kernel (KB_KERNEL_ROW, row.cu): a block takes one vector,
  * reads its slowest digit's slices from global memory, applies the nf

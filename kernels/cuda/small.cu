@@ -279,12 +279,28 @@ static struct {
 static bool kb_small_dev_known[KB_CUDA_MAXDEV];
 static std::mutex kb_small_lock;
 
+// Without a device: what kb_cuda_dev_props_assume said (0: nothing).
+static int kb_small_assumed_nsm, kb_small_assumed_smem;
+
+extern "C" void kb_cuda_dev_props_assume(int nsm, int smem_max)
+{
+  std::lock_guard<std::mutex> lock(kb_small_lock);
+  kb_small_assumed_nsm = nsm;
+  kb_small_assumed_smem = smem_max;
+}
+
 extern "C" int kb_cuda_dev_props(int *dev_out, int *nsm, int *smem_max)
 {
   int dev = 0;
   if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= KB_CUDA_MAXDEV) {
     (void)cudaGetLastError();
-    return -1;
+    std::lock_guard<std::mutex> lock(kb_small_lock);
+    if (kb_small_assumed_nsm <= 0)
+      return -1;
+    *dev_out = 0;
+    *nsm = kb_small_assumed_nsm;
+    *smem_max = kb_small_assumed_smem;
+    return 0;
   }
   std::lock_guard<std::mutex> lock(kb_small_lock);
   if (!kb_small_dev_known[dev]) {
