@@ -1,0 +1,77 @@
+#!/bin/sh
+# device-ab.sh - a before/after timing in one call of the GPU machine: two
+# kronblas tarballs (old, new) built side by side, then the same
+# kronblas-bench rows run with each, interleaved (old, new, old, new, ...),
+# so that both see the same card, clocks and neighbours.
+#
+#   tools/device-ab.sh OLD.tar.gz NEW.tar.gz ROUNDS BENCH-ARG...
+#
+# e.g. tools/device-ab.sh .carry/old.tar.gz .carry/new.tar.gz 2 --backend cuda \
+#        --type s,d --reps 100 --verify --no-ceilings 50_32x8,64x128 10_52x50,65x20
+#
+# The bench runs with KRONBLAS_TUNE=0 (model plans) unless the caller's
+# environment sets it.  The trees stay built in /tmp/kb-ab-old and
+# /tmp/kb-ab-new for later steps of the same call.  Logs and the CSVs
+# (ab-old-R.csv, ab-new-R.csv) go to $OUT (or /tmp/kb-out); the last lines
+# printed are one row per shape and type: the old and new times (ms) of
+# every round and the range of the faster baseline's.
+set -u
+if [ $# -lt 4 ]; then
+  echo "usage: $0 OLD.tar.gz NEW.tar.gz ROUNDS BENCH-ARG..." >&2
+  exit 2
+fi
+old=$(readlink -f "$1")
+new=$(readlink -f "$2")
+rounds=$3
+shift 3
+out=${OUT:-/tmp/kb-out}
+mkdir -p "$out"
+export PATH=/usr/local/cuda/bin:$PATH
+: "${KRONBLAS_TUNE:=0}"
+export KRONBLAS_TUNE
+
+build() {   # build TAG TARBALL
+  w=/tmp/kb-ab-$1
+  rm -rf "$w" && mkdir -p "$w" && tar -C "$w" -xzf "$2" || return 1
+  cd "$w"/kronblas-* || return 1
+  ./configure --with-cuda-arch=90 > "$out/$1-configure.log" 2>&1 &&
+    make -j8 > "$out/$1-make.log" 2>&1
+}
+t0=$(date +%s)
+(build old "$old") & pid=$!
+(build new "$new"); rn=$?
+wait $pid; ro=$?
+echo "build: old rc $ro, new rc $rn, $(( $(date +%s) - t0 )) s"
+[ $ro -eq 0 ] && [ $rn -eq 0 ] || { tail -n 20 "$out/old-make.log" "$out/new-make.log"; exit 1; }
+
+r=1
+while [ $r -le "$rounds" ]; do
+  for v in old new; do
+    (cd /tmp/kb-ab-$v/kronblas-* && ./tools/kronblas-bench --csv "$out/ab-$v-$r.csv" "$@" > "$out/ab-$v-$r.txt" 2>&1) ||
+      echo "round $r, $v: kronblas-bench failed (see ab-$v-$r.txt)"
+  done
+  r=$((r + 1))
+done
+
+python3 - "$out" "$rounds" <<'PY'
+import csv, sys
+out, rounds = sys.argv[1], int(sys.argv[2])
+rows = {}
+for r in range(1, rounds + 1):
+    for v in ("old", "new"):
+        try:
+            f = open("%s/ab-%s-%d.csv" % (out, v, r))
+        except OSError:
+            continue
+        for row in csv.DictReader(f):
+            d = rows.setdefault((row["shape"], row["type"]), {"old": [], "new": [], "base": [], "verify": set()})
+            d[v].append(row["ms"] or "nan")
+            b = [float(row[k]) for k in ("baseline_gemm_ms", "baseline_shuffle_ms") if row.get(k)]
+            if b:
+                d["base"].append(min(b))
+            d["verify"].add(row.get("verify", "-"))
+for (shape, t), d in rows.items():
+    base = "faster baseline %.4f-%.4f" % (min(d["base"]), max(d["base"])) if d["base"] else ""
+    print("%-24s %s old %s new %s %s %s" % (shape, t, "/".join(d["old"]), "/".join(d["new"]), base,
+                                             ",".join(sorted(d["verify"]))))
+PY
