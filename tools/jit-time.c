@@ -5,8 +5,11 @@
  *
  * Runs the CUDA planner's JIT candidate generation (kb_jit_candidates, via
  * kb_cuda_plan with the H100's 132 SMs and, without a GPU, its 227 KB of
- * shared memory a block) for the shapes (default: the set
- * "realworld"; float and double; LEFT, X contiguous along K), then compiles
+ * shared memory a block for the whole-vector and whole-row kernels'
+ * geometry; the precompiled configurations' occupancy is then the
+ * registry's estimate, not a device's measure, so plans printed without a
+ * GPU compare with each other, not with a GPU's) for the shapes (default:
+ * the set "realworld"; float and double; LEFT, X contiguous along K), then compiles
  * every JIT configuration the registry got, with the library's NVRTC
  * options, and prints per configuration: NVRTC to PTX (front end and
  * NVVM), NVRTC to CUBIN (the same plus ptxas: the difference is ptxas),
