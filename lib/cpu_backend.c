@@ -592,8 +592,9 @@ static void kb_cpu_run_rows(const kb_cpu_run_t *R, int tid, int nthreads)
           g.pf_ahead = R->X + (ptrdiff_t)(rn * R->pb->xs_m) * (ptrdiff_t)esz + R->pf_off[k];
           g.pf_ahead_bytes = R->pf_off[k + 1] - R->pf_off[k];
         }
-        /* a row read ahead is in L2: no prefetching of its tiles */
-        if (k == 0 && ahead)
+        /* a row read ahead is in L2: no prefetching of its tiles (but
+         * into L1, kb_cpu_plan_t.d0_pf_l1) */
+        if (k == 0 && ahead && !pl->d0_pf_l1)
           g.in_mem = 0;
         if (pl->inplace && k == 0)
           pl->kt->digit0(&g, 0, g.nlanes, area);

@@ -48,6 +48,8 @@ typedef struct {
                            * into L2 while the current one computes (where it
                            * fits beside the row buffers and tiles) */
   int no_read_ahead;      /* 1: pf_next_row off although it would fit */
+  int d0_pf_l1;           /* with pf_next_row, digits in place: digit0 still
+                           * prefetches the row's blocks of X into L1 */
   /* PER_ROW with X and Y contiguous along K/L, real types: digits stay in
    * place.  Group 0 is the fastest factor alone, applied by kt->digit0 to
    * the row as an S x p matrix (no transposes); the vector it leaves has

@@ -572,6 +572,7 @@ typedef struct {
   int64_t colw;     /* its column tiles' vectors (0: one, not straight to Y) */
   int y_stream;
   int ra;           /* 1: the next row read ahead, -1: not, 0: not checked */
+  int l1pf;         /* 1: digit0 prefetches that row into L1 too (d0_pf_l1), -1: not, 0: not checked */
 } kb_t_rate_case_t;
 
 /* One TAP line: every case's plan on caches l1 / l2 / llc is as expected
@@ -598,16 +599,17 @@ static void kb_t_rate_plans(const char *what, size_t l1, size_t l2, size_t llc, 
         pl.band != c->band || (c->lastnb > 0 && (pl.ngroups < 1 || pl.g[pl.ngroups - 1].nb != c->lastnb)) ||
         (pl.band && c->colld >= 0 && pl.band_col_ld != c->colld) ||
         (pl.band && c->colw >= 0 && pl.band_col_w != c->colw) || (c->y_stream >= 0 && pl.y_stream != c->y_stream) ||
-        (c->ra != 0 && pl.pf_next_row != (c->ra > 0))) {
+        (c->ra != 0 && pl.pf_next_row != (c->ra > 0)) || (c->l1pf != 0 && pl.d0_pf_l1 != (c->l1pf > 0))) {
       ok = 0;
       snprintf(msg, sizeof msg,
                ": %c %lld_%lldx%lld^%lld, %d threads, rates %s (asked %s): groups %s (last nb %d)%s%s col_ld %lld "
-               "col_w %lld y_stream %d read-ahead %d, expected %s%s%s col_ld %lld col_w %lld y_stream %d read-ahead %d",
+               "col_w %lld y_stream %d read-ahead %d (L1 %d), expected %s%s%s col_ld %lld col_w %lld y_stream %d "
+               "read-ahead %d (L1 %d)",
                c->type == KRONBLAS_R_32F ? 's' : 'd', (long long)c->m, (long long)c->p, (long long)c->p,
                (long long)c->n, c->nthreads, rn, c->rates, got, pl.ngroups > 0 ? pl.g[pl.ngroups - 1].nb : 0,
                pl.inplace ? " ip1" : "", pl.band ? " bd1" : "", (long long)pl.band_col_ld, (long long)pl.band_col_w,
-               pl.y_stream, pl.pf_next_row, c->groups, c->inplace ? " ip1" : "", c->band ? " bd1" : "",
-               (long long)c->colld, (long long)c->colw, c->y_stream, c->ra);
+               pl.y_stream, pl.pf_next_row, pl.d0_pf_l1, c->groups, c->inplace ? " ip1" : "", c->band ? " bd1" : "",
+               (long long)c->colld, (long long)c->colw, c->y_stream, c->ra, c->l1pf);
     }
   }
   kb_cpu_test_caches(0, 0, 0);
@@ -1480,7 +1482,9 @@ int main(void)
    * reads each thread's next row ahead (digit0's two 256 KiB buffers, not
    * its tile area, beside the row: 0.92x, medians of 12 pairs);
    * 1024_16x16^4 (8 and 16 FMAs per byte of X) does not (double slower
-   * in 4 of 6 pairs with it, float in most). */
+   * in 4 of 6 pairs with it, float in most).  Double 1024_8x8^5's digit0
+   * also prefetches the row read ahead into L1 (d0_pf_l1: 0.94x, 24
+   * pairs); 1024_32x32^3 (12 FMAs a byte) reads ahead without it. */
   {
     static const kb_t_rate_case_t cases[] = {
       { KRONBLAS_R_32F, 16, 5, 16, 2, "emr", "4-1,0-0", 1, 0, 0, -1, -1, 1 },
@@ -1490,11 +1494,11 @@ int main(void)
       { KRONBLAS_R_32F, 1024, 5, 8, 2, "emr", "4-0", 0, 1, 0, -1, -1, 1 },
       { KRONBLAS_R_32F, 1024, 5, 8, 2, "default", "4-0", 0, 1, 0, -1, -1, 0 },
       { KRONBLAS_R_64F, 16, 6, 8, 2, "emr", "5-1,0-0", 1, 0, 0, -1, -1, 1 },
-      { KRONBLAS_R_64F, 1024, 5, 8, 2, "emr", "4-0", 1, 0, 0, -1, -1, 1, 1 },
-      { KRONBLAS_R_64F, 1024, 4, 16, 2, "emr", "3-0", 1, 0, 0, -1, -1, -1, -1 },
-      { KRONBLAS_R_32F, 1024, 4, 16, 2, "emr", "3-0", 1, 0, 0, -1, -1, -1, -1 },
+      { KRONBLAS_R_64F, 1024, 5, 8, 2, "emr", "4-0", 1, 0, 0, -1, -1, 1, 1, 1 },
+      { KRONBLAS_R_64F, 1024, 4, 16, 2, "emr", "3-0", 1, 0, 0, -1, -1, -1, -1, -1 },
+      { KRONBLAS_R_32F, 1024, 4, 16, 2, "emr", "3-0", 1, 0, 0, -1, -1, -1, -1, -1 },
       { KRONBLAS_R_64F, 1024, 5, 8, 2, "default", "4-0", 0, 1, 0, -1, -1, 1 },
-      { KRONBLAS_R_64F, 1024, 3, 32, 2, "emr", "2-2,1-0", 1, 0, 0, -1, -1, 1 },
+      { KRONBLAS_R_64F, 1024, 3, 32, 2, "emr", "2-2,1-0", 1, 0, 0, -1, -1, 1, 1, -1 },
       { KRONBLAS_R_64F, 1024, 2, 64, 2, "emr", "1-1,0-0", 0, 0, 32, -1, -1, -1 },
       { KRONBLAS_R_64F, 1024, 2, 64, 2, "default", "1-0", 1, 0, 0, -1, -1, -1 },
       { KRONBLAS_R_64F, 512, 2, 64, 2, "emr", "1-0", 1, 0, 0, -1, -1, -1 },
