@@ -594,7 +594,8 @@ const char *kb_cuda_kernel_word(int kernel, char *buf, int size)
   int ncfg;
   const kb_cuda_fast_cfg_t *cfg = kb_cuda_fast_cfgs(&ncfg);
   if (kernel < KB_KERNEL_ROW_VAR && kb_cuda_kernel_is_row(kernel))
-    snprintf(buf, (size_t)size, "c%d:t%d", kb_cuda_row_var_C(kernel), kb_cuda_row_var_T(kernel));
+    snprintf(buf, (size_t)size, "c%d:t%d%s", kb_cuda_row_var_C(kernel), kb_cuda_row_var_T(kernel),
+             kb_cuda_row_var_PF(kernel) > 0 ? ":p" : "");
   else if (kernel < 0 || kernel >= ncfg || kb_cuda_cfg_format(&cfg[kernel], buf, size) < 0)
     buf[0] = '\0';
   return buf;
@@ -851,19 +852,21 @@ again:
           choice_k[i] = KB_KERNEL_ROW;
         }
         /* Measured planning only: the kernel's other cluster and block
-         * sizes (H100, session 12: double 1024_4x4^7 in clusters of four
-         * 128-thread blocks 0.191 ms against 0.220 for its one 512-thread
-         * block, 2967_4x4^7 0.485 against 0.592; other shapes within
-         * noise). */
+         * sizes, with and without the next vector's prefetch (H100,
+         * session 12: double 1024_4x4^7 in clusters of four 128-thread
+         * blocks 0.191 ms against 0.220 for its one 512-thread block,
+         * 2967_4x4^7 0.485 against 0.592; other shapes within noise;
+         * session 21: the prefetch, row.cu's kb_row_pf_pays). */
         for (c = 1; c <= 8 && !model; c++) {
           static const int T[] = { 128, 256, 512 };
           size_t t;
-          for (t = 0; t < sizeof T / sizeof T[0]; t++) {
-            const int k = kb_cuda_row_var_kernel(c, T[t]);
+          for (t = 0; t < 2 * sizeof T / sizeof T[0]; t++) {
+            const int pf = (int)(t / (sizeof T / sizeof T[0]));
+            const int k = kb_cuda_row_var_kernel(c, T[t % (sizeof T / sizeof T[0])], pf);
             kb_cuda_row_geom_t gv;
             double tv;
             if (kb_cuda_row_geom_k(k, (int)pb->type, pb->m, 1, pb->K, (int)n, pb->p, pb->q, &gv) != 0 ||
-                (gv.cluster == g.cluster && gv.threads == g.threads))
+                (gv.cluster == g.cluster && gv.threads == g.threads && gv.pf == g.pf))
               continue;
             tv = cost(ctx, i, Kin[i], k, (int)n);
             if (tv >= 0 && tv < best[i + 1]) {

@@ -521,8 +521,8 @@ void kb_cuda_wisdom_each(struct kronblasContext *h,
       else if (s->kernel == KB_KERNEL_ROW)
         snprintf(word, sizeof word, "row:%d", s->nf);
       else if (kb_cuda_kernel_is_row(s->kernel))
-        snprintf(word, sizeof word, "row:%d:c%d:t%d", s->nf, kb_cuda_row_var_C(s->kernel),
-                 kb_cuda_row_var_T(s->kernel));
+        snprintf(word, sizeof word, "row:%d:c%d:t%d%s", s->nf, kb_cuda_row_var_C(s->kernel),
+                 kb_cuda_row_var_T(s->kernel), kb_cuda_row_var_PF(s->kernel) > 0 ? ":p" : "");
       else if (s->kernel == KB_KERNEL_CUBLAS)
         strcpy(word, "cublas");
       else if (s->kernel == KB_KERNEL_CUBLAS_COL)
@@ -714,7 +714,8 @@ kronblasStatus_t kb_cuda_wisdom_add(struct kronblasContext *h, const char *keys,
     } else if (strncmp(word, "row:", 4) == 0) {
       /* row:F, one step of every factor (F == nf == n), X along K, Y along
        * L, the row and the factors fitting in this device's shared memory;
-       * row:F:cC:tT, the same in clusters of C blocks of T threads. */
+       * row:F:cC:tT, the same in clusters of C blocks of T threads;
+       * row:F:cC:tT:p, and the next vector prefetched. */
       const char *w = word + 4;
       int64_t F, C = 0, T = 0;
       kb_cuda_row_geom_t g;
@@ -729,7 +730,9 @@ kronblasStatus_t kb_cuda_wisdom_add(struct kronblasContext *h, const char *keys,
         w += 2;
         if (*w == '0' || kb_wnum(&w, 512, &T) != 0 || T % 64 != 0)
           goto bad;
-        kern = kb_cuda_row_var_kernel((int)C, (int)T);
+        kern = kb_cuda_row_var_kernel((int)C, (int)T, strcmp(w, ":p") == 0);
+        if (strcmp(w, ":p") == 0)
+          w += 2;
       }
       if (*w != '\0' || kb_cuda_row_geom_k(kern, k.type, mv, 1, Kv, (int)nf, k.p + fv, k.q + fv, &g) != 0)
         goto bad;

@@ -9,7 +9,8 @@
  * = 0 over NaN inputs, Y = X; the words that cannot be one are refused on
  * import; the tuner times the kernel; P not a power of two with two
  * vectors per SM at least (256-thread blocks); the measured planner's
- * variants (row:N:cC:tT: cluster and block sizes fixed), forced and timed.
+ * variants (row:N:cC:tT: cluster and block sizes fixed; row:N:c1:tT:p, the
+ * next vector prefetched by a resident grid, double), forced and timed.
  * KRONBLAS_TEST_QUICK: one
  * case per shape, m <= 3, no tuner run (for racecheck).  SKIPs without a
  * CUDA device. */
@@ -94,6 +95,32 @@ static void variants(void)
     }
 }
 
+/* The next vector prefetched (row:N:c1:tT:p; double, one block a vector):
+ * m past the resident blocks of these rows -- one to three a
+ * multiprocessor -- so that each block loops over several vectors and both
+ * buffers, batches with their own factors among them; and launches of
+ * fewer vectors than blocks.  rep 2's rows off a 16-byte boundary run
+ * without the prefetch. */
+static void prefetch(void)
+{
+  static const struct {
+    int type;
+    int64_t P, n, mmin, mmax, C, T;
+  } sh[] = {
+    { 1, 6, 5, 200, 300, 1, 256 }, { 1, 8, 4, 450, 600, 1, 256 }, { 1, 4, 6, 450, 600, 1, 128 },
+    { 1, 16, 3, 450, 600, 1, 512 }, { 1, 2, 8, 1, 9, 1, 64 },     { 1, 6, 4, 1, 9, 1, 192 },
+    { 1, 8, 3, 1, 40, 1, 128 },
+  };
+  size_t s;
+  int rep;
+  for (s = 0; s < sizeof sh / sizeof sh[0]; s++)
+    for (rep = 0; rep < (tc_quick() ? 1 : 3); rep++) {
+      char word[32];
+      snprintf(word, sizeof word, ":c%lld:t%lld:p", (long long)sh[s].C, (long long)sh[s].T);
+      row_run(sh[s].type, sh[s].P, sh[s].n, tc_quick() ? 1 : sh[s].mmin, tc_quick() ? 3 : sh[s].mmax, rep, word);
+    }
+}
+
 /* Device pointer mode (alpha = 0 over NaN X and factors), Y = X. */
 static void special(void)
 {
@@ -110,6 +137,15 @@ static void special(void)
   tc_case_init(&c, KRONBLAS_R_64F, KRONBLAS_SIDE_LEFT, KRONBLAS_OP_N, KRONBLAS_OP_T, 9, 4, p4, p4);
   c.alias = TC_ALIAS_X;
   ts_forced(&c, "3:4:row:4");
+  /* the same with the prefetch: alpha = 0 reads no row, Y = X */
+  tc_case_init(&c, KRONBLAS_R_64F, KRONBLAS_SIDE_LEFT, KRONBLAS_OP_N, KRONBLAS_OP_N, 7, 3, p8, p8);
+  c.dev_ptr = 1;
+  c.alpha[0] = 0;
+  c.nan_xf = 1;
+  ts_forced(&c, "2:3:row:3:c1:t256:p");
+  tc_case_init(&c, KRONBLAS_R_64F, KRONBLAS_SIDE_LEFT, KRONBLAS_OP_N, KRONBLAS_OP_T, 9, 4, p4, p4);
+  c.alias = TC_ALIAS_X;
+  ts_forced(&c, "3:4:row:4:c1:t128:p");
 }
 
 static void bad_words(void)
@@ -140,6 +176,13 @@ static void bad_words(void)
     { "t0 xk1 yl1 dp0 pol0 m3 8x8,8x8", "1:2:row:2:c2:t128", "a cluster with two factors" },
     { "t0 xk1 yl1 dp0 pol0 m3 8x8,8x8,8x8,8x8,8x8,8x8", "5:6:row:6:c1:t512", "float 8^6 in one block (1 MB)" },
     { "t1 xk1 yl1 dp0 pol0 m3 8x8,8x8,8x8,8x8,8x8", "4:5:row:5:c2:t256", "double 8^5 in clusters of 2 (not instantiated)" },
+    { "t0 xk1 yl1 dp0 pol0 m3 8x8,8x8,8x8", "2:3:row:3:c1:t256:p", "float prefetched (double only)" },
+    { "t1 xk1 yl1 dp0 pol0 m3 4x4,4x4,4x4,4x4,4x4,4x4,4x4", "6:7:row:7:c1:t512:p", "double 4^7 prefetched in one block (2 x 128 KB)" },
+    { "t1 xk1 yl1 dp0 pol0 m3 4x4,4x4,4x4,4x4,4x4,4x4,4x4", "6:7:row:7:c4:t128:p", "a cluster prefetched (one block only)" },
+    { "t1 xk1 yl1 dp0 pol0 m3 3x3,3x3,3x3,3x3,3x3", "4:5:row:5:c1:t256:p", "a row of 3^5 doubles prefetched (not whole chunks)" },
+    { "t1 xk1 yl1 dp0 pol0 m3 8x8,8x8,8x8", "2:3:row:3:c1:t128:p1", "text after the prefetch" },
+    { "t1 xk1 yl1 dp0 pol0 m3 8x8,8x8,8x8", "2:3:row:3:c1:t128:", "an empty option" },
+    { "t1 xk1 yl1 dp0 pol0 m3 8x8,8x8,8x8", "2:3:row:3:p", "the prefetch without C and T" },
   };
   ts_refused(bad, sizeof bad / sizeof bad[0]);
   tap_ok(ts_import("t1 xk1 yl1 dp1 pol0 m3 8x8,8x8,8x8", "2:3:row:3"), "and takes it in device pointer mode");
@@ -165,6 +208,17 @@ static void tuned(void)
   tap_ok(b != NULL && strstr(b, "K=32768 row -6") != NULL, "the tuner times the whole-row kernel (64_8x8^5 float)");
   tap_ok(b != NULL && strstr(b, " c1:t512: ") != NULL && strstr(b, " c8:t128: ") != NULL,
          "  ... and its variants (one 512-thread block, clusters of eight 128-thread blocks)");
+  /* the geometry's own choice is two 256-thread blocks: c1:t256 is one
+   * block (a distinct candidate), not that cluster again */
+  tap_ok(b != NULL && strstr(b, " c1:t256: ") != NULL, "  ... and one 256-thread block");
+  free(b);
+  kronblasForgetWisdom(tc_gpu);
+  /* double: the prefetching variants too */
+  tc_case_init(&c, KRONBLAS_R_64F, KRONBLAS_SIDE_LEFT, KRONBLAS_OP_N, KRONBLAS_OP_N, 64, 4, p8, p8);
+  c.tune = 1;
+  b = ts_run_log(&c);
+  tap_ok(b != NULL && strstr(b, " c1:t256:p: ") != NULL && strstr(b, " c1:t128:p: ") != NULL,
+         "the tuner times the whole-row kernel with the next vector prefetched (64_8x8^4 double)");
   free(b);
   kronblasForgetWisdom(tc_gpu);
 }
@@ -174,6 +228,7 @@ int main(void)
   ts_setup("t-cuda-row");
   forced();
   variants();
+  prefetch();
   special();
   bad_words();
   tuned();

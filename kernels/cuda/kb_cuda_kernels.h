@@ -52,16 +52,22 @@ enum { KB_KERNEL_SMALL = -4 };
  * natural-order plan's, lib/cuda_internal.h.) */
 enum { KB_KERNEL_ROW = -6 };
 /* Whole-row kernel steps with the cluster size C (1 or an instantiated
- * cluster) and the block size T (64..512, a multiple of 64) fixed instead
- * of chosen by kb_cuda_row_geom: kernel KB_KERNEL_ROW_VAR - (16 * C + T / 64).
+ * cluster), the block size T (64..512, a multiple of 64) and the next
+ * vector's prefetch PF (0 or 1, row.cu) fixed instead of chosen by
+ * kb_cuda_row_geom: kernel KB_KERNEL_ROW_VAR - (256 * PF + 16 * C + T / 64).
  * Only the measured planner takes them (the model cannot rank them). */
 enum { KB_KERNEL_ROW_VAR = -64 };
 #ifndef __CUDACC_RTC__   /* host functions: NVRTC refuses them (JIT source) */
-static inline int kb_cuda_row_var_kernel(int C, int T) { return KB_KERNEL_ROW_VAR - (16 * C + T / 64); }
+static inline int kb_cuda_row_var_kernel(int C, int T, int pf)
+{
+  return KB_KERNEL_ROW_VAR - (256 * pf + 16 * C + T / 64);
+}
 static inline int kb_cuda_kernel_is_row(int k) { return k == KB_KERNEL_ROW || k < KB_KERNEL_ROW_VAR; }
-/* C and T of a variant; 0 for KB_KERNEL_ROW (the geometry's choice). */
-static inline int kb_cuda_row_var_C(int k) { return k < KB_KERNEL_ROW_VAR ? (KB_KERNEL_ROW_VAR - k) / 16 : 0; }
+/* C, T and PF of a variant; 0, 0 and -1 for KB_KERNEL_ROW (the geometry's
+ * choice). */
+static inline int kb_cuda_row_var_C(int k) { return k < KB_KERNEL_ROW_VAR ? (KB_KERNEL_ROW_VAR - k) % 256 / 16 : 0; }
 static inline int kb_cuda_row_var_T(int k) { return k < KB_KERNEL_ROW_VAR ? (KB_KERNEL_ROW_VAR - k) % 16 * 64 : 0; }
+static inline int kb_cuda_row_var_PF(int k) { return k < KB_KERNEL_ROW_VAR ? (KB_KERNEL_ROW_VAR - k) / 256 : -1; }
 #endif
 
 typedef struct {
@@ -262,11 +268,14 @@ void kb_cuda_dev_props_assume(int nsm, int smem_max);
  * factors digit by digit in place in shared memory, and copies the row out
  * with the epilogue; a vector over one block's shared memory is split over
  * a cluster of blocks by its slowest digit, which is then applied last
- * through distributed shared memory (sm_90).  kb_cuda_row_geom: 0 and the
- * launch geometry on the current device if the step can run there (real
- * type, nf >= 2 factors, all P x P with one P of the instantiated set, K ==
- * P^nf, the vector's share and the factors within the opt-in shared
- * memory), -1 if not.  The launch also needs X and Y contiguous along k
+ * through distributed shared memory (sm_90).  With pf (double, one block a
+ * vector), a resident grid loops over the vectors and each block copies the
+ * next one into a second row buffer (cp.async) while it multiplies the
+ * current one; the first digit then reads the shared row.
+ * kb_cuda_row_geom: 0 and the launch geometry on the current device if the
+ * step can run there (real type, nf >= 2 factors, all P x P with one P of
+ * the instantiated set, K == P^nf, the vector's share and the factors
+ * within the opt-in shared memory), -1 if not.  The launch also needs X and Y contiguous along k
  * (in_is == out_is == 1) and real, unconjugated operands. */
 typedef struct {
   int threads;       /* per block */
@@ -275,7 +284,8 @@ typedef struct {
   int dev;           /* the current device, for which the geometry holds */
   int smem_max;      /* its opt-in shared memory per block (bytes) */
   int cluster;       /* blocks per vector: 1, or a cluster of 2..8 dividing P */
-  int64_t blocks;    /* cluster blocks per vector */
+  int pf;            /* 1: two row buffers, the next vector prefetched (row.cu) */
+  int64_t blocks;    /* cluster blocks per vector, times the vectors */
   int64_t smem;      /* dynamic shared memory bytes per block */
 } kb_cuda_row_geom_t;
 int kb_cuda_row_geom(int type, int64_t m, int64_t batch, int64_t K, int nf, const int64_t *p,

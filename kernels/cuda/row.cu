@@ -262,6 +262,7 @@ struct kb_row_args {
   kb_scalars<T> sc;
   int vec_in, vec_out;          // in allows G-element, out 16-byte vector accesses
   int vec_out_g;                // out allows G-element vector accesses (the cluster kernel)
+  int pf, rb;                   // pf: the launch takes kb_row_kernel's PF (two row buffers of rb elements)
 };
 
 template <typename T>
@@ -289,14 +290,33 @@ __device__ __forceinline__ void kb_row_stage(const kb_row_args<T> &a, T *Fs, int
   }
 }
 
+// n elements of a row (16-byte aligned, n a multiple of a chunk) into the
+// shared layout through cp.async: no registers and no waiting, so the whole
+// share is in flight while the block multiplies the other buffer.
 template <typename T, int P>
+__device__ __forceinline__ void kb_row_fetch(T *dst, const T *__restrict__ src, int n)
+{
+  constexpr int VL = kb_row_shape<T, P>::VL;
+#pragma unroll 4
+  for (int c = threadIdx.x; c < n / VL; c += blockDim.x)
+    kb_cp16(dst + kb_row_at<T, P>(c * VL), src + c * VL, true);
+}
+
+// PF: two row buffers of a.rb elements; the grid is resident and loops
+// over the vectors, each block copying its next vector into the other
+// buffer while it multiplies the current one.  Without PF the first digit
+// reads global memory itself (no copy pass), as before the prefetch
+// existed: a run-time switch in one kernel took registers from that path
+// (the cluster kernel of double 4x4 went from 96 to 104, four blocks an SM
+// instead of five: double 1024_4x4^7 0.167 -> 0.203 ms, H100).
+template <typename T, int P, bool PF>
 __global__ void __launch_bounds__(kb_row_shape<T, P>::NT) kb_row_kernel(const kb_row_args<T> a)
 {
   typedef kb_row_shape<T, P> S;
   constexpr int VL = S::VL;
   extern __shared__ __align__(16) unsigned char kb_row_smem[];
-  T *const buf = reinterpret_cast<T *>(kb_row_smem);
-  T *const Fs = buf + a.fsm;
+  T *const buf0 = reinterpret_cast<T *>(kb_row_smem);
+  T *const Fs = buf0 + a.fsm;
   const int tid = threadIdx.x, NT = blockDim.x;
 
   const kb_epi_vals<T> ep = kb_epi_start(a.sc);
@@ -304,24 +324,45 @@ __global__ void __launch_bounds__(kb_row_shape<T, P>::NT) kb_row_kernel(const kb
     return;
   const T alpha = ep.alpha, beta = ep.beta;
   const bool azero = ep.azero, bzero = ep.bzero;
+  if constexpr (PF) {
+    if (!azero && blockIdx.x < a.total) {   // alpha = 0 reads no row
+      const int64_t b = blockIdx.x / a.m, r = blockIdx.x % a.m;
+      kb_row_fetch<T, P>(buf0, a.in + b * a.in_bs + r * a.in_rs, a.K);
+    }
+    kb_cp_commit();
+  }
 
   int64_t fb = -1;
+  int cur = 0;
 #pragma unroll 1
   for (int64_t v = blockIdx.x; v < a.total; v += gridDim.x) {
     const int64_t b = v / a.m, r = v % a.m;
     T *orow = a.out + b * a.out_bs + r * a.out_rs;
+    T *const buf = PF ? buf0 + cur * a.rb : buf0;
     // The factors were last read before the barrier ahead of the previous
     // copy-out, so restaging them here is safe.
     if (!azero && (fb < 0 || (a.fb_varies && b != fb))) {
       kb_row_stage<T, P>(a, Fs, b);
       fb = b;
     }
-    __syncthreads();   // factors staged; the previous copy-out has read the row
+    if constexpr (PF) {
+      if (!azero) {
+        __syncthreads();   // the previous copy-out has read the other buffer
+        const int64_t vn = v + gridDim.x, bn = vn / a.m, rn = vn % a.m;
+        if (vn < a.total)
+          kb_row_fetch<T, P>(buf0 + (cur ^ 1) * a.rb, a.in + bn * a.in_bs + rn * a.in_rs, a.K);
+        kb_cp_commit();
+        kb_cp_wait<1>();   // this thread's copies of the current vector have landed
+      }
+      cur ^= 1;
+    }
+    __syncthreads();   // factors staged; the row is in (PF) / the previous copy-out has read it
     if (!azero) {
       int s = 1;
       for (int f = 1; f < a.nf; f++)
         s *= P;
-      kb_row_digit<T, P>(buf, Fs + (a.nf - 1) * P * P, a.K, s, a.in + b * a.in_bs + r * a.in_rs, a.vec_in != 0);
+      kb_row_digit<T, P>(buf, Fs + (a.nf - 1) * P * P, a.K, s, PF ? nullptr : a.in + b * a.in_bs + r * a.in_rs,
+                         a.vec_in != 0);
       for (int f = a.nf - 2; f >= 0; f--) {
         s /= P;
         __syncthreads();
@@ -542,7 +583,7 @@ __global__ void __launch_bounds__(kb_row_shape<T, P>::NT) kb_row_cluster_kernel(
 
 // Whether a kernel may take the device's opt-in shared memory, per device
 // (the properties themselves: kb_cuda_dev_props, small.cu).
-static bool kb_row_attr_set[KB_CUDA_MAXDEV][2][33];
+static bool kb_row_attr_set[KB_CUDA_MAXDEV][2][33][2];   // [.][type][P][prefetch]
 static std::mutex kb_row_lock;
 
 // The instantiated factor sizes: double P = 32 would spill its 32-element
@@ -597,6 +638,7 @@ static const struct {
   { 1, 16, 8, 0, 0, (const void *)kb_row_cluster_kernel<double, 16, 8> },
 };
 #define KB_ROW_SHARE_SMALL 73728   // bytes
+#define KB_ROW_SM_SMEM 233472      // shared memory of an sm_90 multiprocessor (bytes)
 
 // A launch of blocks in clusters of C (at: the configuration's one attribute).
 static void kb_row_cl_config(cudaLaunchConfig_t *cfg, cudaLaunchAttribute *at, int C, int64_t blocks, int threads,
@@ -653,9 +695,30 @@ static bool kb_row_cluster_ok(int dev, int type, int P, int C, int smem_max)
   return known > 0;
 }
 
-// creq, treq: kb_cuda_row_var_C/T of the step's kernel (0: the choice below).
-static int kb_row_geom(int creq, int treq, int type, int64_t m, int64_t batch, int64_t K, int nf, const int64_t *p,
-                       const int64_t *q, kb_cuda_row_geom_t *g)
+// Whether the geometry's own choice prefetches the next vector (pbytes:
+// shared memory a block then takes; one block a vector).  Measured (H100,
+// session 21, ms, model plans of the tree before / the prefetch):
+// double 1024_8x8^4 0.0457 / 0.0392, 1024_4x4^6 0.0515 / 0.0475,
+// 1526_4x4^6 0.0710 / 0.0650 -- one-block rows whose two buffers leave
+// three blocks an SM, each block's next row in flight while it multiplies.
+// The tuner's timings of the launch with and without it: where two buffers
+// leave one block an SM it was 1.14-1.31x slower (float 1024_16x16^4,
+// double 1024_8x8^5 and 1024_16x16^4 in clusters: loads overlap, one
+// block's multiplies do not), float rows even (1024_8x8^4, 2967_4x4^7) or
+// 1.07x slower (1024_6x6^5, 1024_6x6^6), and double 4x4^7 in clusters of
+// four no faster than the kernel without it (0.173 against 0.167).  So
+// one block, double, at most KB_ROW_SHARE_SMALL with both buffers, and
+// vectors enough for two per resident block.
+static bool kb_row_pf_pays(int esz, int64_t pbytes, int64_t vectors, int nsm)
+{
+  const int64_t per_sm = pbytes > 0 ? (KB_ROW_SM_SMEM / pbytes) : 0;
+  return esz == 8 && pbytes <= KB_ROW_SHARE_SMALL && vectors >= 2 * per_sm * nsm;
+}
+
+// creq, treq, preq: kb_cuda_row_var_C/T/PF of the step's kernel (0, 0, -1:
+// the choice below).
+static int kb_row_geom(int creq, int treq, int preq, int type, int64_t m, int64_t batch, int64_t K, int nf,
+                       const int64_t *p, const int64_t *q, kb_cuda_row_geom_t *g)
 {
   const int esz = type == 0 ? 4 : type == 1 ? 8 : 0;
   const int64_t chunk = esz > 0 ? 8 * (16 / esz) : 1;   // whole rows of 8 chunks
@@ -690,8 +753,14 @@ static int kb_row_geom(int creq, int treq, int type, int64_t m, int64_t batch, i
       small = c;
   }
   C = small > 0 ? small : fit;
-  if (creq == 1 && !one)
-    return -1;
+  if (creq == 1) {
+    // One block, also where the choice above is a cluster (before session
+    // 21 such a request kept the cluster: the tuner's "c1" candidates there
+    // were the geometry's own).
+    if (!one)
+      return -1;
+    C = 1;
+  }
   if (creq > 1) {
     if (nf < 3 || kb_row_cl_kernel(type, (int)P, creq) == nullptr || share(creq) > smem_max)
       return -1;
@@ -702,9 +771,17 @@ static int kb_row_geom(int creq, int treq, int type, int64_t m, int64_t batch, i
   if (C == 0)
     return -1;
   Kl = K / C;
-  g->smem = share(C);
+  const int64_t rb = (Kl + chunk - 1) / chunk * chunk;
+  // The prefetching kernel: double, one block a vector (kb_row_kernel's
+  // PF), copying whole 16-byte chunks into two row buffers beside the
+  // factors.
+  const bool pf_fits = esz == 8 && C == 1 && Kl % (16 / esz) == 0 && (2 * rb + fac) * esz <= smem_max;
+  if (preq > 0 && !pf_fits)
+    return -1;
+  g->pf = preq > 0 || (preq < 0 && pf_fits && kb_row_pf_pays(esz, (2 * rb + fac) * esz, m * batch, nsm));
+  g->smem = ((g->pf ? 2 : 1) * rb + fac) * esz;
   g->cluster = C;
-  g->fsm = (int)((Kl + chunk - 1) / chunk * chunk);
+  g->fsm = (int)((g->pf ? 2 : 1) * rb);
   units = Kl / P / kb_row_g(type, P);
   threads = (units + 31) / 32 * 32;
   // Shares of at most KB_ROW_SHARE_SMALL run several blocks per SM, so
@@ -739,7 +816,7 @@ static int kb_row_geom(int creq, int treq, int type, int64_t m, int64_t batch, i
 extern "C" int kb_cuda_row_geom(int type, int64_t m, int64_t batch, int64_t K, int nf, const int64_t *p,
                                 const int64_t *q, kb_cuda_row_geom_t *g)
 {
-  return kb_row_geom(0, 0, type, m, batch, K, nf, p, q, g);
+  return kb_row_geom(0, 0, -1, type, m, batch, K, nf, p, q, g);
 }
 
 extern "C" int kb_cuda_row_geom_k(int kern, int type, int64_t m, int64_t batch, int64_t K, int nf, const int64_t *p,
@@ -747,7 +824,69 @@ extern "C" int kb_cuda_row_geom_k(int kern, int type, int64_t m, int64_t batch, 
 {
   if (!kb_cuda_kernel_is_row(kern))
     return -1;
-  return kb_row_geom(kb_cuda_row_var_C(kern), kb_cuda_row_var_T(kern), type, m, batch, K, nf, p, q, g);
+  return kb_row_geom(kb_cuda_row_var_C(kern), kb_cuda_row_var_T(kern), kb_cuda_row_var_PF(kern), type, m, batch, K,
+                     nf, p, q, g);
+}
+
+// How many blocks of a launch can be resident at once: the prefetching
+// grid loops over the vectors with no more, so that every block has a next
+// vector to copy while it multiplies.  Asked of the runtime once per
+// device, kernel, block size and shared memory (a launch's geometry is
+// computed at every call).  0 where the runtime cannot tell.
+static int64_t kb_row_resident(int dev, const void *fn, int threads, int64_t smem)
+{
+  static struct {
+    int dev, threads;
+    const void *fn;
+    int64_t smem, n;
+  } memo[64];
+  static int nmemo;
+  std::lock_guard<std::mutex> lock(kb_row_lock);
+  for (int i = 0; i < nmemo; i++)
+    if (memo[i].dev == dev && memo[i].fn == fn && memo[i].threads == threads && memo[i].smem == smem)
+      return memo[i].n;
+  int n = 0, nsm = 0;
+  int64_t res = 0;
+  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, fn, threads, (size_t)smem) == cudaSuccess &&
+      cudaDeviceGetAttribute(&nsm, cudaDevAttrMultiProcessorCount, dev) == cudaSuccess)
+    res = (int64_t)n * nsm;
+  (void)cudaGetLastError();
+  if (nmemo < (int)(sizeof memo / sizeof memo[0])) {
+    memo[nmemo].dev = dev;
+    memo[nmemo].fn = fn;
+    memo[nmemo].threads = threads;
+    memo[nmemo].smem = smem;
+    memo[nmemo].n = res;
+    nmemo++;
+  }
+  return res;
+}
+
+// The one-block kernel of a launch, the device's shared-memory limit set
+// for it once.
+template <typename T, int P, bool PF>
+static int kb_row_one(int dev, int smem_max, const kb_cuda_row_geom_t &g, const kb_row_args<T> &a,
+                      cudaStream_t stream)
+{
+  {
+    std::lock_guard<std::mutex> lock(kb_row_lock);
+    bool &set = kb_row_attr_set[dev][sizeof(T) == 8][P][PF];
+    if (!set) {
+      cudaError_t e = cudaFuncSetAttribute(kb_row_kernel<T, P, PF>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                           smem_max);
+      if (e != cudaSuccess)
+        return (int)e;
+      set = true;
+    }
+  }
+  int64_t grid = g.blocks;
+  if (PF) {
+    const int64_t res = kb_row_resident(dev, (const void *)kb_row_kernel<T, P, PF>, g.threads, g.smem);
+    if (res > 0 && res < grid)
+      grid = res;
+  }
+  kb_row_kernel<T, P, PF><<<(unsigned)(grid < 0x7fffffff ? grid : 0x7fffffff), g.threads, (size_t)g.smem, stream>>>(a);
+  return (int)cudaGetLastError();
 }
 
 template <typename T, int P>
@@ -756,19 +895,11 @@ static int kb_row_launch_p(const kb_row_args<T> &a, const kb_cuda_row_geom_t &g,
 {
   const int C = g.cluster;
   if (C == 1) {
-    {
-      std::lock_guard<std::mutex> lock(kb_row_lock);
-      if (!kb_row_attr_set[dev][sizeof(T) == 8][P]) {
-        cudaError_t e = cudaFuncSetAttribute(kb_row_kernel<T, P>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                             smem_max);
-        if (e != cudaSuccess)
-          return (int)e;
-        kb_row_attr_set[dev][sizeof(T) == 8][P] = true;
-      }
-    }
-    const int64_t grid = g.blocks < 0x7fffffff ? g.blocks : 0x7fffffff;
-    kb_row_kernel<T, P><<<(unsigned)grid, g.threads, (size_t)g.smem, stream>>>(a);
-    return (int)cudaGetLastError();
+    // The prefetching kernels exist for double only (kb_row_geom).
+    if constexpr (sizeof(T) == 8)
+      if (a.pf)
+        return kb_row_one<T, P, true>(dev, smem_max, g, a, stream);
+    return kb_row_one<T, P, false>(dev, smem_max, g, a, stream);
   }
   // kb_cuda_row_geom has set the cluster kernel's shared-memory limit.
   const void *fn = kb_row_cl_kernel(sizeof(T) == 8, P, C);
@@ -828,6 +959,10 @@ static int kb_row_launch_t(const kb_cuda_step_t *st, void *stream)
              (g.cluster == 1 || st->K / g.cluster % G == 0);   // each block reads its share
   a.vec_out = kb_row_aligned<T>(st->out, st->out_rs, st->out_bs, st->batch, VL);
   a.vec_out_g = kb_row_aligned<T>(st->out, st->out_rs, st->out_bs, st->batch, G);
+  // The prefetch's 16-byte copies need every row (share) on a chunk; a step
+  // whose X is not keeps the second buffer unused and reads X as before.
+  a.pf = g.pf && kb_row_aligned<T>(st->in, st->in_rs, st->in_bs, st->batch, VL);
+  a.rb = g.fsm / 2;
   if (a.total < 1)
     return 0;
   switch (P) {
