@@ -23,10 +23,44 @@ static int geom(int kern, int type, int64_t m, int64_t P, int n, kb_cuda_row_geo
   return kern == 0 ? kb_cuda_row_geom(type, m, 1, K, n, p, p, g) : kb_cuda_row_geom_k(kern, type, m, 1, K, n, p, p, g);
 }
 
+enum { WANT_REFUSED, WANT_NO_PF, WANT_PF, WANT_NO_PF_IF_ANY };
+typedef struct {
+  int C, T, pf;       /* the variant asked for; pf -1: the plain kernel (the geometry's choice) */
+  int type;           /* 0 float, 1 double */
+  int64_t m, P;
+  int n;
+  int want, wantC, wantT;   /* wantC, wantT 0: not checked */
+  const char *what;
+} geom_case_t;
+
+static const geom_case_t cases[] = {
+  /* the default prefetch: double rows of one block whose two buffers leave
+   * three blocks an SM, with vectors for two a resident block */
+  { 0, 0, -1, 1, 1024, 8, 4, WANT_PF, 1, 0, "double 1024_8x8^4: one block, two row buffers, the next vector prefetched" },
+  { 0, 0, -1, 0, 1024, 8, 4, WANT_NO_PF, 1, 0, "float 1024_8x8^4: no prefetch (measured even)" },
+  { 0, 0, -1, 1, 300, 8, 4, WANT_NO_PF, 1, 0, "double 300_8x8^4: no prefetch (vectors for one a block)" },
+  { 0, 0, -1, 1, 1024, 3, 7, WANT_NO_PF, 0, 0, "double 1024_3x3^7: no prefetch (a row of 2187: not whole chunks)" },
+  { 0, 0, -1, 1, 1024, 6, 5, WANT_NO_PF, 1, 0, "double 1024_6x6^5: no prefetch (two buffers of 61 KB)" },
+  { 0, 0, -1, 1, 1024, 8, 5, WANT_NO_PF_IF_ANY, 0, 0, "double 1024_8x8^5: no prefetch (clusters of 64 KB shares)" },
+  { 0, 0, -1, 0, 1024, 16, 4, WANT_NO_PF_IF_ANY, 0, 0, "float 1024_16x16^4: no prefetch" },
+  /* the tuner's variants */
+  { 1, 256, 1, 1, 1024, 8, 4, WANT_PF, 1, 256, "double 1024_8x8^4 c1:t256:p: prefetched on request" },
+  { 1, 256, 0, 1, 1024, 8, 4, WANT_NO_PF, 1, 256, "double 1024_8x8^4 c1:t256: not prefetched on request" },
+  { 1, 128, 1, 1, 1024, 4, 6, WANT_PF, 1, 128, "double 1024_4x4^6 c1:t128:p: one block, prefetched" },
+  { 1, 256, 1, 0, 1024, 8, 4, WANT_REFUSED, 0, 0, "float 1024_8x8^4 c1:t256:p refused (the prefetching kernel is double only)" },
+  { 4, 128, 1, 1, 1024, 4, 7, WANT_REFUSED, 0, 0, "double 1024_4x4^7 c4:t128:p refused (one block a vector only)" },
+  { 1, 512, 1, 1, 64, 4, 7, WANT_REFUSED, 0, 0, "double 4^7 c1:t512:p refused (two 128 KB buffers)" },
+  { 1, 256, 1, 1, 64, 3, 5, WANT_REFUSED, 0, 0, "double 3^5 c1:t256:p refused (a row of 243: not whole chunks)" },
+  /* float 4^7 (64 KB) takes clusters of two by choice where the device
+   * has clusters; c1 is one block either way */
+  { 1, 512, 0, 0, 1024, 4, 7, WANT_NO_PF, 1, 512, "float 1024_4x4^7 c1:t512: one block" },
+};
+
 int main(void)
 {
   kb_cuda_row_geom_t g;
   int k, c, t, pf, ok = 1;
+  size_t i;
   kb_cuda_dev_props_assume(132, 232448);
 
   /* variant numbers: C, T and PF back from every one, none the plain kernel */
@@ -41,37 +75,28 @@ int main(void)
   tap_ok(kb_cuda_row_var_PF(KB_KERNEL_ROW) < 0 && kb_cuda_row_var_C(KB_KERNEL_ROW) == 0,
          "the plain whole-row kernel leaves the prefetch to the geometry");
 
-  /* the default prefetch: double shares whose two buffers leave three
-   * blocks an SM, with two vectors a resident block */
-  tap_ok(geom(0, 1, 1024, 8, 4, &g) == 0 && g.pf == 1 && g.cluster == 1 && g.fsm == 2 * 4096 &&
-             g.smem == (2 * 4096 + 4 * 64) * 8,
-         "double 1024_8x8^4: one block, two row buffers, the next vector prefetched");
-  tap_ok(geom(0, 0, 1024, 8, 4, &g) == 0 && g.pf == 0 && g.fsm == 4096, "float 1024_8x8^4: no prefetch (measured even)");
-  tap_ok(geom(0, 1, 300, 8, 4, &g) == 0 && g.pf == 0, "double 300_8x8^4: no prefetch (vectors for one a block)");
-  tap_ok(geom(0, 1, 1024, 3, 7, &g) == 0 && g.pf == 0, "double 1024_3x3^7: no prefetch (a row of 2187: not whole chunks)");
-  tap_ok(geom(0, 1, 1024, 6, 5, &g) == 0 && g.pf == 0, "double 1024_6x6^5: no prefetch (two buffers of 61 KB)");
-  tap_ok(geom(0, 1, 1024, 8, 5, &g) != 0 || g.pf == 0, "double 1024_8x8^5: no prefetch (one block an SM with two buffers)");
-  tap_ok(geom(0, 0, 1024, 16, 4, &g) != 0 || g.pf == 0, "float 1024_16x16^4: no prefetch");
-
-  /* variants */
-  tap_ok(geom(kb_cuda_row_var_kernel(1, 256, 1), 1, 1024, 8, 4, &g) == 0 && g.pf == 1 && g.threads == 256 &&
-             g.cluster == 1,
-         "double 1024_8x8^4 c1:t256:p: prefetched on request");
-  tap_ok(geom(kb_cuda_row_var_kernel(1, 256, 1), 0, 1024, 8, 4, &g) != 0,
-         "float 1024_8x8^4 c1:t256:p refused (the prefetching kernel is double only)");
-  tap_ok(geom(kb_cuda_row_var_kernel(4, 128, 1), 1, 1024, 4, 7, &g) != 0,
-         "double 1024_4x4^7 c4:t128:p refused (one block a vector only)");
-  tap_ok(geom(kb_cuda_row_var_kernel(1, 256, 0), 1, 1024, 8, 4, &g) == 0 && g.pf == 0 && g.fsm == 4096,
-         "double 1024_8x8^4 c1:t256: not prefetched on request");
-  tap_ok(geom(kb_cuda_row_var_kernel(1, 512, 1), 1, 64, 4, 7, &g) != 0,
-         "double 4^7 c1:t512:p refused (two 128 KB buffers)");
-  tap_ok(geom(kb_cuda_row_var_kernel(1, 256, 1), 1, 64, 3, 5, &g) != 0,
-         "double 3^5 c1:t256:p refused (a row of 243: not whole chunks)");
-  /* float 4^7 (64 KB) takes clusters of two by choice where the device
-   * has clusters; c1 is one block either way */
-  tap_ok(geom(kb_cuda_row_var_kernel(1, 512, 0), 0, 1024, 4, 7, &g) == 0 && g.cluster == 1 && g.threads == 512,
-         "float 1024_4x4^7 c1:t512: one block");
-  tap_ok(geom(kb_cuda_row_var_kernel(1, 128, 1), 1, 1024, 4, 6, &g) == 0 && g.cluster == 1 && g.pf == 1,
-         "double 1024_4x4^6 c1:t128:p: one block, prefetched");
+  for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    const geom_case_t *e = &cases[i];
+    const int kern = e->pf < 0 ? 0 : kb_cuda_row_var_kernel(e->C, e->T, e->pf);
+    const int rc = geom(kern, e->type, e->m, e->P, e->n, &g);
+    if (e->want == WANT_REFUSED)
+      ok = rc != 0;
+    else if (e->want == WANT_NO_PF_IF_ANY)
+      ok = rc != 0 || g.pf == 0;
+    else {
+      /* one row buffer, or two with the prefetch, each the share rounded
+       * up to whole 128-byte rows; the factors after them */
+      const int64_t esz = e->type ? 8 : 4, chunk = 8 * (16 / esz);
+      int64_t K = 1, rb;
+      int f;
+      for (f = 0; f < e->n; f++)
+        K *= e->P;
+      rb = rc == 0 ? (K / g.cluster + chunk - 1) / chunk * chunk : 0;
+      ok = rc == 0 && g.pf == (e->want == WANT_PF) && (e->wantC == 0 || g.cluster == e->wantC) &&
+           (e->wantT == 0 || g.threads == e->wantT) && g.fsm == (g.pf ? 2 : 1) * rb &&
+           g.smem == (g.fsm + e->n * e->P * e->P) * esz;
+    }
+    tap_ok(ok, "%s", e->what);
+  }
   return tap_done();
 }

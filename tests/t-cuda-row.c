@@ -71,28 +71,38 @@ static void forced(void)
               tc_quick() && sh[s].mmax > 3 ? 3 : sh[s].mmax, rep, "");
 }
 
+/* A variant forced (row:N:cC:tT, and :p with pf), three reps: m in [mmin,
+ * mmax], both at most 3 with KRONBLAS_TEST_QUICK. */
+typedef struct {
+  int type;
+  int64_t P, n, mmin, mmax, C, T;
+} variant_t;
+
+static void variant_runs(const variant_t *sh, size_t count, int pf)
+{
+  size_t s;
+  int rep;
+  for (s = 0; s < count; s++)
+    for (rep = 0; rep < (tc_quick() ? 1 : 3); rep++) {
+      char word[32];
+      snprintf(word, sizeof word, ":c%lld:t%lld%s", (long long)sh[s].C, (long long)sh[s].T, pf ? ":p" : "");
+      row_run(sh[s].type, sh[s].P, sh[s].n, tc_quick() ? 1 : sh[s].mmin,
+              tc_quick() && sh[s].mmax > 3 ? 3 : sh[s].mmax, rep, word);
+    }
+}
+
 /* The measured planner's variants (row:N:cC:tT, the cluster and block
  * sizes fixed): one block of fewer threads than the geometry's choice,
  * every cluster size a type and P instantiates besides its usual one, and
  * block sizes that leave threads without a slice (T above the slices). */
 static void variants(void)
 {
-  static const struct {
-    int type;
-    int64_t P, n, mmax, C, T;
-  } sh[] = {
-    { 0, 8, 5, 5, 1, 64 },   { 0, 8, 5, 5, 2, 128 },  { 0, 8, 5, 5, 8, 512 },  { 0, 8, 3, 20, 1, 448 },
-    { 0, 16, 4, 3, 4, 192 }, { 0, 6, 5, 9, 6, 64 },   { 0, 4, 6, 9, 2, 256 },  { 1, 4, 6, 9, 4, 128 },
-    { 1, 4, 7, 3, 4, 128 },  { 1, 8, 4, 9, 4, 256 },  { 1, 6, 4, 9, 2, 512 },  { 1, 16, 4, 3, 8, 64 },
+  static const variant_t sh[] = {
+    { 0, 8, 5, 1, 5, 1, 64 },   { 0, 8, 5, 1, 5, 2, 128 },  { 0, 8, 5, 1, 5, 8, 512 },  { 0, 8, 3, 1, 20, 1, 448 },
+    { 0, 16, 4, 1, 3, 4, 192 }, { 0, 6, 5, 1, 9, 6, 64 },   { 0, 4, 6, 1, 9, 2, 256 },  { 1, 4, 6, 1, 9, 4, 128 },
+    { 1, 4, 7, 1, 3, 4, 128 },  { 1, 8, 4, 1, 9, 4, 256 },  { 1, 6, 4, 1, 9, 2, 512 },  { 1, 16, 4, 1, 3, 8, 64 },
   };
-  size_t s;
-  int rep;
-  for (s = 0; s < sizeof sh / sizeof sh[0]; s++)
-    for (rep = 0; rep < (tc_quick() ? 1 : 3); rep++) {
-      char word[32];
-      snprintf(word, sizeof word, ":c%lld:t%lld", (long long)sh[s].C, (long long)sh[s].T);
-      row_run(sh[s].type, sh[s].P, sh[s].n, 1, tc_quick() && sh[s].mmax > 3 ? 3 : sh[s].mmax, rep, word);
-    }
+  variant_runs(sh, sizeof sh / sizeof sh[0], 0);
 }
 
 /* The next vector prefetched (row:N:c1:tT:p; double, one block a vector):
@@ -103,49 +113,44 @@ static void variants(void)
  * without the prefetch. */
 static void prefetch(void)
 {
-  static const struct {
-    int type;
-    int64_t P, n, mmin, mmax, C, T;
-  } sh[] = {
+  static const variant_t sh[] = {
     { 1, 6, 5, 200, 300, 1, 256 }, { 1, 8, 4, 450, 600, 1, 256 }, { 1, 4, 6, 450, 600, 1, 128 },
     { 1, 16, 3, 450, 600, 1, 512 }, { 1, 2, 8, 1, 9, 1, 64 },     { 1, 6, 4, 1, 9, 1, 192 },
     { 1, 8, 3, 1, 40, 1, 128 },
   };
-  size_t s;
-  int rep;
-  for (s = 0; s < sizeof sh / sizeof sh[0]; s++)
-    for (rep = 0; rep < (tc_quick() ? 1 : 3); rep++) {
-      char word[32];
-      snprintf(word, sizeof word, ":c%lld:t%lld:p", (long long)sh[s].C, (long long)sh[s].T);
-      row_run(sh[s].type, sh[s].P, sh[s].n, tc_quick() ? 1 : sh[s].mmin, tc_quick() ? 3 : sh[s].mmax, rep, word);
-    }
+  variant_runs(sh, sizeof sh / sizeof sh[0], 1);
 }
 
-/* Device pointer mode (alpha = 0 over NaN X and factors), Y = X. */
+/* One forced run of (P x P)^n, m = 7 or 9: device pointer mode (dp), alpha
+ * = 0 over NaN X and factors (azero), Y = X (alias). */
+static void special_one(kronblasDataType_t type, int64_t P, int64_t n, int dp, int azero, int alias,
+                        const char *plan)
+{
+  int64_t p[TC_MAXF], i;
+  tc_case_t c;
+  for (i = 0; i < n; i++)
+    p[i] = P;
+  tc_case_init(&c, type, KRONBLAS_SIDE_LEFT, KRONBLAS_OP_N, alias ? KRONBLAS_OP_T : KRONBLAS_OP_N, alias ? 9 : 7, n,
+               p, p);
+  c.dev_ptr = dp;
+  if (azero) {
+    c.alpha[0] = 0;
+    c.nan_xf = 1;
+  }
+  if (alias)
+    c.alias = TC_ALIAS_X;
+  ts_forced(&c, plan);
+}
+
+/* Device pointer mode (alpha = 0 over NaN X and factors), Y = X; the same
+ * with the prefetch (alpha = 0 reads no row). */
 static void special(void)
 {
-  static const int64_t p8[] = { 8, 8, 8 }, p4[] = { 4, 4, 4, 4 };
-  tc_case_t c;
-  tc_case_init(&c, KRONBLAS_R_32F, KRONBLAS_SIDE_LEFT, KRONBLAS_OP_N, KRONBLAS_OP_N, 7, 3, p8, p8);
-  c.dev_ptr = 1;
-  ts_forced(&c, "2:3:row:3");
-  tc_case_init(&c, KRONBLAS_R_32F, KRONBLAS_SIDE_LEFT, KRONBLAS_OP_N, KRONBLAS_OP_N, 7, 3, p8, p8);
-  c.dev_ptr = 1;
-  c.alpha[0] = 0;
-  c.nan_xf = 1;
-  ts_forced(&c, "2:3:row:3");
-  tc_case_init(&c, KRONBLAS_R_64F, KRONBLAS_SIDE_LEFT, KRONBLAS_OP_N, KRONBLAS_OP_T, 9, 4, p4, p4);
-  c.alias = TC_ALIAS_X;
-  ts_forced(&c, "3:4:row:4");
-  /* the same with the prefetch: alpha = 0 reads no row, Y = X */
-  tc_case_init(&c, KRONBLAS_R_64F, KRONBLAS_SIDE_LEFT, KRONBLAS_OP_N, KRONBLAS_OP_N, 7, 3, p8, p8);
-  c.dev_ptr = 1;
-  c.alpha[0] = 0;
-  c.nan_xf = 1;
-  ts_forced(&c, "2:3:row:3:c1:t256:p");
-  tc_case_init(&c, KRONBLAS_R_64F, KRONBLAS_SIDE_LEFT, KRONBLAS_OP_N, KRONBLAS_OP_T, 9, 4, p4, p4);
-  c.alias = TC_ALIAS_X;
-  ts_forced(&c, "3:4:row:4:c1:t128:p");
+  special_one(KRONBLAS_R_32F, 8, 3, 1, 0, 0, "2:3:row:3");
+  special_one(KRONBLAS_R_32F, 8, 3, 1, 1, 0, "2:3:row:3");
+  special_one(KRONBLAS_R_64F, 4, 4, 0, 0, 1, "3:4:row:4");
+  special_one(KRONBLAS_R_64F, 8, 3, 1, 1, 0, "2:3:row:3:c1:t256:p");
+  special_one(KRONBLAS_R_64F, 4, 4, 0, 0, 1, "3:4:row:4:c1:t128:p");
 }
 
 static void bad_words(void)
