@@ -596,6 +596,7 @@ static void kb_cpu_run_rows(const kb_cpu_run_t *R, int tid, int nthreads)
          * into L1, kb_cpu_plan_t.d0_pf_l1) */
         if (k == 0 && ahead && !pl->d0_pf_l1)
           g.in_mem = 0;
+        g.pf_chunk = k == 0 && pl->d0_next_chunk;
         if (pl->inplace && k == 0)
           pl->kt->digit0(&g, 0, g.nlanes, area);
         else

@@ -1542,6 +1542,25 @@ static void kb_cpu_plan_layout(const kb_problem_t *pb, size_t esz, kb_cpu_plan_t
    * a byte (double 1024_32x32^3: 12) are left as they were (not
    * measured). */
   pl->d0_pf_l1 = pl->pf_next_row && pl->inplace && fpb < 8;
+  /* A row too long to be read ahead whole is still read ahead a chunk at
+   * a time by digit0 (a group of several factors over a row of several
+   * chunks, threads on rows, fewer than 8 FMAs per byte of X as above):
+   * chunk c + 1 comes into L2 while chunk c computes, and digit0's
+   * intermediates alternate between one of its buffers and the chunk of
+   * the row buffer it writes at the end, so that the chunk read ahead
+   * takes the other buffer's room in L2 rather than the row buffer's.
+   * Room: two chunks of X and two of the buffers within 3/4 of L2.
+   * Measured on Emerald Rapids, double 16_8x8^6 (6 FMAs a byte, 2 MiB
+   * rows of 8 chunks of 256 KiB), two threads, 300 calls alternating
+   * inside one process (2026-11-27): the read-ahead alone 0.972-0.978x
+   * (227 and 228 of 300 faster), the second buffer in the row buffer on
+   * top 0.982-0.987x (187-212 of 300); bench runs in alternating pairs
+   * in the session's doc.  Rows of more FMAs a byte (double 16_16x16^5:
+   * 10) are left as they were (not measured). */
+  pl->d0_next_chunk = 0;
+  if (pl->inplace && pl->strategy == KB_CPU_PER_ROW && pl->split_rows && !pl->pf_next_row && pl->ngroups > 1 &&
+      pl->g[0].hi > pl->g[0].lo && pl->g[0].S > 1 && fpb < 8)
+    pl->d0_next_chunk = 4 * (2 * (size_t)(pl->g[0].P + pl->g[0].tile_elems) * esz) <= 3 * kb_cpu_l2;
   /* Outputs much larger than the last-level cache are written around it:
    * nobody reads them before they would be evicted anyway, and a
    * non-temporal store saves reading each line for ownership. */

@@ -50,6 +50,11 @@ typedef struct {
   int no_read_ahead;      /* 1: pf_next_row off although it would fit */
   int d0_pf_l1;           /* with pf_next_row, digits in place: digit0 still
                            * prefetches the row's blocks of X into L1 */
+  int d0_next_chunk;      /* digits in place, threads on rows, rows not read
+                           * ahead: digit0 reads its next chunk of X into L2
+                           * during each chunk and keeps its intermediates in
+                           * one buffer and the chunk of the row buffer it
+                           * writes (kb_cpu_group_t.pf_chunk) */
   /* PER_ROW with X and Y contiguous along K/L, real types: digits stay in
    * place.  Group 0 is the fastest factor alone, applied by kt->digit0 to
    * the row as an S x p matrix (no transposes); the vector it leaves has

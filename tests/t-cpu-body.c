@@ -573,6 +573,7 @@ typedef struct {
   int y_stream;
   int ra;           /* 1: the next row read ahead, -1: not, 0: not checked */
   int l1pf;         /* 1: digit0 prefetches that row into L1 too (d0_pf_l1), -1: not, 0: not checked */
+  int cpf;          /* 1: digit0 reads its next chunk ahead (d0_next_chunk), -1: not, 0: not checked */
 } kb_t_rate_case_t;
 
 /* One TAP line: every case's plan on caches l1 / l2 / llc is as expected
@@ -599,17 +600,18 @@ static void kb_t_rate_plans(const char *what, size_t l1, size_t l2, size_t llc, 
         pl.band != c->band || (c->lastnb > 0 && (pl.ngroups < 1 || pl.g[pl.ngroups - 1].nb != c->lastnb)) ||
         (pl.band && c->colld >= 0 && pl.band_col_ld != c->colld) ||
         (pl.band && c->colw >= 0 && pl.band_col_w != c->colw) || (c->y_stream >= 0 && pl.y_stream != c->y_stream) ||
-        (c->ra != 0 && pl.pf_next_row != (c->ra > 0)) || (c->l1pf != 0 && pl.d0_pf_l1 != (c->l1pf > 0))) {
+        (c->ra != 0 && pl.pf_next_row != (c->ra > 0)) || (c->l1pf != 0 && pl.d0_pf_l1 != (c->l1pf > 0)) ||
+        (c->cpf != 0 && pl.d0_next_chunk != (c->cpf > 0))) {
       ok = 0;
       snprintf(msg, sizeof msg,
                ": %c %lld_%lldx%lld^%lld, %d threads, rates %s (asked %s): groups %s (last nb %d)%s%s col_ld %lld "
-               "col_w %lld y_stream %d read-ahead %d (L1 %d), expected %s%s%s col_ld %lld col_w %lld y_stream %d "
-               "read-ahead %d (L1 %d)",
+               "col_w %lld y_stream %d read-ahead %d (L1 %d, chunks %d), expected %s%s%s col_ld %lld col_w %lld "
+               "y_stream %d read-ahead %d (L1 %d, chunks %d)",
                c->type == KRONBLAS_R_32F ? 's' : 'd', (long long)c->m, (long long)c->p, (long long)c->p,
                (long long)c->n, c->nthreads, rn, c->rates, got, pl.ngroups > 0 ? pl.g[pl.ngroups - 1].nb : 0,
                pl.inplace ? " ip1" : "", pl.band ? " bd1" : "", (long long)pl.band_col_ld, (long long)pl.band_col_w,
-               pl.y_stream, pl.pf_next_row, pl.d0_pf_l1, c->groups, c->inplace ? " ip1" : "", c->band ? " bd1" : "",
-               (long long)c->colld, (long long)c->colw, c->y_stream, c->ra, c->l1pf);
+               pl.y_stream, pl.pf_next_row, pl.d0_pf_l1, pl.d0_next_chunk, c->groups, c->inplace ? " ip1" : "",
+               c->band ? " bd1" : "", (long long)c->colld, (long long)c->colw, c->y_stream, c->ra, c->l1pf, c->cpf);
     }
   }
   kb_cpu_test_caches(0, 0, 0);
@@ -634,7 +636,7 @@ int main(void)
   if (kb_cpu_test_force_isa(KB_TEST_ISA) != 0)
     tap_skip_all("this CPU or build has no %s kernels", KB_TEST_ISA);
   kb_rng_seed(&r, seed);
-  tap_plan(1 + 4 * 4 + 2 + 2 + 2 + 2 + 2 + 2 + 2 + 2 + 2 + 2 + 2 + 1 + 1 + 1);
+  tap_plan(1 + 4 * 4 + 2 + 2 + 2 + 2 + 2 + 2 + 2 + 2 + 2 + 2 + 2 + 1 + 1 + 1 + 1);
   tap_ok(kronblasCreateWithBackend(&h, KRONBLAS_BACKEND_CPU) == KRONBLAS_STATUS_SUCCESS, "CPU handle");
 
   t0 = kb_t_now();
@@ -845,6 +847,82 @@ int main(void)
            kb_oracle_type_name(type), nbad, nrun, nbad ? ": " : "", first, nwide);
   }
   tap_diag("wide tiles: %.2f s", kb_t_now() - t0);
+  t0 = kb_t_now();
+  /* 3c''. digit0 reading its next chunk of X ahead (d0_next_chunk),
+   * double: caches shrunk to an L2 of 32 KiB so that rows of one to a few
+   * thousand elements are not read ahead whole but a chunk at a time;
+   * five factors of 4-5 (the fastest 4-6), fused at most three or four
+   * (digit0 of three or four factors: its intermediates alternate with
+   * the row buffer's chunk from either buffer), every sixth problem with
+   * factors that grow (q of p + 1 or p + 2, factors 1 and 2 of 12-13),
+   * every sixth with q of 2-3 (then
+   * intermediates exceed the chunk: both buffers kept); four rows on
+   * one or two threads, alpha, beta, padding.  The
+   * plans with the flag are counted, digit0 of an odd and of an even
+   * number of factors among them. */
+  {
+    const kronblasDataType_t type = KRONBLAS_R_64F;
+    const kb_cpu_opt_t *kt = kb_cpu_kernels_for(type);
+    int nbad = 0, nrun = 0, non = 0, par[2] = { 0, 0 }, c;
+    first[0] = '\0';
+    if (kt == NULL || kt->digit0 == NULL) {
+      tap_skip("%s: no digits in place (%s): no chunk read-ahead", kb_oracle_type_name(type), KB_TEST_ISA);
+    } else {
+      kb_cpu_test_caches((size_t)48 << 10, (size_t)32 << 10, (size_t)1 << 20);
+      for (c = 0; c < 18; c++) {
+        kb_t_prob_t P;
+        kb_problem_t pb;
+        kb_cpu_plan_opts_t o;
+        kb_cpu_plan_t pl;
+        int64_t i;
+        memset(&P, 0, sizeof P);
+        P.type = type;
+        P.side = KRONBLAS_SIDE_LEFT;
+        P.tF = (int)kb_rng_range(&r, 0, 2);
+        P.m = 4;
+        P.n = 5;
+        for (i = 0; i < P.n; i++) {
+          P.p[i] = kb_rng_range(&r, 4, i == 4 ? 6 : 5);
+          P.q[i] = c % 6 == 2 ? (i == 1 || i == 2 ? kb_rng_range(&r, 12, 13) : P.p[i] + kb_rng_range(&r, 1, 2))
+                   : c % 6 == 5 ? kb_rng_range(&r, 2, 3) : P.p[i];
+        }
+        /* the fastest factor's q whole vectors (digits in place) */
+        P.q[P.n - 1] = kt->vl;
+        P.batch = 1;
+        P.strategy = KB_CPU_PER_ROW;
+        P.inplace = 1;
+        P.fuse = 3 + c % 2;
+        kb_t_random_call(&r, &P);
+        /* threads on rows (at most two threads for four rows) */
+        P.nthreads = 1 + (c / 2) % 2;
+        kb_t_dims(&P);
+        kb_t_square_pb(type, P.m, P.n, P.p, &pb);
+        pb.q = P.q;
+        pb.L = P.L;
+        pb.ys_m = P.L;
+        kb_cpu_plan_opts_default(&o, P.nthreads);
+        o.strategy = KB_CPU_PER_ROW;
+        o.inplace = 1;
+        o.max_fuse = P.fuse;
+        if (kb_cpu_plan_with(&pb, kt, &o, &pl) == KRONBLAS_STATUS_SUCCESS && pl.d0_next_chunk) {
+          non++;
+          par[(pl.g[0].hi - pl.g[0].lo + 1) % 2] = 1;
+        }
+        /* the explicit product where it is cheap, else the identity (which
+         * takes alpha = 1, beta = 0) */
+        if (P.K * P.L > ((int64_t)1 << 22))
+          P.alpha_one = P.beta_zero = 1;
+        kb_t_one(h, &P, kb_rng_next(&r), P.K * P.L <= ((int64_t)1 << 22), &nbad, &nrun, first, sizeof first);
+      }
+      kb_cpu_test_caches(0, 0, 0);
+      tap_ok(nbad == 0 && non >= nrun / 3 && par[0] && par[1],
+             "%s: digit0 reading its next chunk ahead over rows beyond L2 (32 KiB) against the explicit "
+             "product or the identity: %d of %d wrong%s%s; %d of them with the read-ahead (digit0 of odd / even "
+             "factors: %d / %d)",
+             kb_oracle_type_name(type), nbad, nrun, nbad ? ": " : "", first, non, par[1], par[0]);
+    }
+  }
+  tap_diag("chunk read-ahead: %.2f s", kb_t_now() - t0);
   t0 = kb_t_now();
   /* 3c. banded plans (real types, X and Y contiguous along K and L):
    * whole rows, digits slowest first; straight steps (tails where the
@@ -1484,7 +1562,11 @@ int main(void)
    * 1024_16x16^4 (8 and 16 FMAs per byte of X) does not (double slower
    * in 4 of 6 pairs with it, float in most).  Double 1024_8x8^5's digit0
    * also prefetches the row read ahead into L1 (d0_pf_l1: 0.94x, 24
-   * pairs); 1024_32x32^3 (12 FMAs a byte) reads ahead without it. */
+   * pairs); 1024_32x32^3 (12 FMAs a byte) reads ahead without it.
+   * Double 16_8x8^6, whose 2 MiB rows are not read ahead whole, has
+   * digit0 read its next 256 KiB chunk ahead instead (d0_next_chunk:
+   * about 0.96x, calls alternating in one process); 16_16x16^5 (10 FMAs
+   * a byte) and the rows read ahead whole do not. */
   {
     static const kb_t_rate_case_t cases[] = {
       { KRONBLAS_R_32F, 16, 5, 16, 2, "emr", "4-1,0-0", 1, 0, 0, -1, -1, 1 },
@@ -1493,8 +1575,9 @@ int main(void)
       { KRONBLAS_R_64F, 1, 7, 8, 2, "default", "6-4,3-0", 0, 0, 0, -1, -1, 0 },
       { KRONBLAS_R_32F, 1024, 5, 8, 2, "emr", "4-0", 0, 1, 0, -1, -1, 1 },
       { KRONBLAS_R_32F, 1024, 5, 8, 2, "default", "4-0", 0, 1, 0, -1, -1, 0 },
-      { KRONBLAS_R_64F, 16, 6, 8, 2, "emr", "5-1,0-0", 1, 0, 0, -1, -1, 1 },
-      { KRONBLAS_R_64F, 1024, 5, 8, 2, "emr", "4-0", 1, 0, 0, -1, -1, 1, 1, 1 },
+      { KRONBLAS_R_64F, 16, 6, 8, 2, "emr", "5-1,0-0", 1, 0, 0, -1, -1, 1, -1, -1, 1 },
+      { KRONBLAS_R_64F, 16, 5, 16, 2, "emr", "4-1,0-0", 1, 0, 0, -1, -1, -1, -1, -1, -1 },
+      { KRONBLAS_R_64F, 1024, 5, 8, 2, "emr", "4-0", 1, 0, 0, -1, -1, 1, 1, 1, -1 },
       { KRONBLAS_R_64F, 1024, 4, 16, 2, "emr", "3-0", 1, 0, 0, -1, -1, -1, -1, -1 },
       { KRONBLAS_R_32F, 1024, 4, 16, 2, "emr", "3-0", 1, 0, 0, -1, -1, -1, -1, -1 },
       { KRONBLAS_R_64F, 1024, 5, 8, 2, "default", "4-0", 0, 1, 0, -1, -1, 1 },

@@ -50,6 +50,11 @@ typedef struct {
    * of the next row of X); NULL or 0 bytes: none. */
   const void *pf_ahead;
   int64_t pf_ahead_bytes;
+  /* digit0 (kb_cpu_plan_t.d0_next_chunk): chunk c + 1 of the input into
+   * L2 during chunk c, the same way (unless pf_ahead is set), and, where
+   * out is not the final output and every intermediate fits Q elements,
+   * the chunk of out as the second of its two buffers */
+  int pf_chunk;
   int conj;                           /* conjugate acc before alpha (conj(X)) */
   int beta_zero;                      /* never read out */
   const void *alpha, *beta;
