@@ -507,6 +507,19 @@ static inline void kb_t_square_pb(kronblasDataType_t type, int64_t m, int64_t n,
   pb->x_contig_k = pb->y_contig_l = 1;
 }
 
+/* The problem of a drawn test call P (its own q and L; kb_t_dims done) as
+ * the planner sees it, and plan options for rows with digits in place. */
+static void kb_t_inplace_pb(kronblasDataType_t type, const kb_t_prob_t *P, kb_problem_t *pb, kb_cpu_plan_opts_t *o)
+{
+  kb_t_square_pb(type, P->m, P->n, P->p, pb);
+  pb->q = P->q;
+  pb->L = P->L;
+  pb->ys_m = P->L;
+  kb_cpu_plan_opts_default(o, P->nthreads);
+  o->strategy = KB_CPU_PER_ROW;
+  o->inplace = 1;
+}
+
 /* The model's plan (*pl, memset first) of m vectors of n equal p x p
  * factors on nthreads, and its fusion groups as "hi-lo,hi-lo,..." in got
  * (empty where it could not plan). */
@@ -825,13 +838,7 @@ int main(void)
       P.inplace = 1;
       kb_t_random_call(&r, &P);
       kb_t_dims(&P);
-      kb_t_square_pb(type, P.m, P.n, P.p, &pb);
-      pb.q = P.q;
-      pb.L = P.L;
-      pb.ys_m = P.L;
-      kb_cpu_plan_opts_default(&o, P.nthreads);
-      o.strategy = KB_CPU_PER_ROW;
-      o.inplace = 1;
+      kb_t_inplace_pb(type, &P, &pb, &o);
       if (kb_cpu_plan_with(&pb, kt, &o, &pl) == KRONBLAS_STATUS_SUCCESS)
         for (g = 1; g < pl.ngroups; g++)
           wide |= pl.inplace && pl.g[g].nb > 4 * kt->vl;
@@ -896,13 +903,7 @@ int main(void)
         /* threads on rows (at most two threads for four rows) */
         P.nthreads = 1 + (c / 2) % 2;
         kb_t_dims(&P);
-        kb_t_square_pb(type, P.m, P.n, P.p, &pb);
-        pb.q = P.q;
-        pb.L = P.L;
-        pb.ys_m = P.L;
-        kb_cpu_plan_opts_default(&o, P.nthreads);
-        o.strategy = KB_CPU_PER_ROW;
-        o.inplace = 1;
+        kb_t_inplace_pb(type, &P, &pb, &o);
         o.max_fuse = P.fuse;
         if (kb_cpu_plan_with(&pb, kt, &o, &pl) == KRONBLAS_STATUS_SUCCESS && pl.d0_next_chunk) {
           non++;
@@ -1528,12 +1529,12 @@ int main(void)
    * (band_col_w); double's 4-digit segments would not fit */
   {
     static const kb_t_rate_case_t cases[] = {
-      { KRONBLAS_R_64F, 16, 6, 8, 2, "zen5", "5-1,0-0", 1, 0, 128, 0, 0, -1 },
-      { KRONBLAS_R_64F, 16, 6, 8, 1, "zen5", "5-1,0-0", 1, 0, 128, 0, 0, -1 },
-      { KRONBLAS_R_64F, 16, 6, 8, 2, "default", "5-0", 0, 1, 0, 512 + 8, 0, -1 },
-      { KRONBLAS_R_32F, 16, 6, 8, 2, "zen5", "5-0", 0, 1, 0, 4096 + 16, 8, -1 },
-      { KRONBLAS_R_32F, 1024, 4, 16, 2, "zen5", "3-0", 1, 0, 0, 0, 0, -1 },
-      { KRONBLAS_R_32F, 1024, 4, 16, 2, "default", "3-2,1-0", 0, 0, 0, 0, 0, -1 },
+      { KRONBLAS_R_64F, 16, 6, 8, 2, "zen5", "5-1,0-0", 1, 0, 128, 0, 0, -1, 0, 0, 0 },
+      { KRONBLAS_R_64F, 16, 6, 8, 1, "zen5", "5-1,0-0", 1, 0, 128, 0, 0, -1, 0, 0, 0 },
+      { KRONBLAS_R_64F, 16, 6, 8, 2, "default", "5-0", 0, 1, 0, 512 + 8, 0, -1, 0, 0, 0 },
+      { KRONBLAS_R_32F, 16, 6, 8, 2, "zen5", "5-0", 0, 1, 0, 4096 + 16, 8, -1, 0, 0, 0 },
+      { KRONBLAS_R_32F, 1024, 4, 16, 2, "zen5", "3-0", 1, 0, 0, 0, 0, -1, 0, 0, 0 },
+      { KRONBLAS_R_32F, 1024, 4, 16, 2, "default", "3-2,1-0", 0, 0, 0, 0, 0, -1, 0, 0, 0 },
     };
     kb_t_rate_plans("AMD Zen 5's", (size_t)48 << 10, (size_t)1024 << 10, (size_t)32 << 20, cases,
                     sizeof cases / sizeof cases[0]);
@@ -1569,24 +1570,24 @@ int main(void)
    * a byte) and the rows read ahead whole do not. */
   {
     static const kb_t_rate_case_t cases[] = {
-      { KRONBLAS_R_32F, 16, 5, 16, 2, "emr", "4-1,0-0", 1, 0, 0, -1, -1, 1 },
-      { KRONBLAS_R_32F, 16, 5, 16, 2, "default", "4-3,2-0", 0, 0, 0, -1, -1, 0 },
-      { KRONBLAS_R_64F, 1, 7, 8, 2, "emr", "6-2,1-0", 1, 0, 0, -1, -1, 1 },
-      { KRONBLAS_R_64F, 1, 7, 8, 2, "default", "6-4,3-0", 0, 0, 0, -1, -1, 0 },
-      { KRONBLAS_R_32F, 1024, 5, 8, 2, "emr", "4-0", 0, 1, 0, -1, -1, 1 },
-      { KRONBLAS_R_32F, 1024, 5, 8, 2, "default", "4-0", 0, 1, 0, -1, -1, 0 },
+      { KRONBLAS_R_32F, 16, 5, 16, 2, "emr", "4-1,0-0", 1, 0, 0, -1, -1, 1, 0, 0, 0 },
+      { KRONBLAS_R_32F, 16, 5, 16, 2, "default", "4-3,2-0", 0, 0, 0, -1, -1, 0, 0, 0, 0 },
+      { KRONBLAS_R_64F, 1, 7, 8, 2, "emr", "6-2,1-0", 1, 0, 0, -1, -1, 1, 0, 0, 0 },
+      { KRONBLAS_R_64F, 1, 7, 8, 2, "default", "6-4,3-0", 0, 0, 0, -1, -1, 0, 0, 0, 0 },
+      { KRONBLAS_R_32F, 1024, 5, 8, 2, "emr", "4-0", 0, 1, 0, -1, -1, 1, 0, 0, 0 },
+      { KRONBLAS_R_32F, 1024, 5, 8, 2, "default", "4-0", 0, 1, 0, -1, -1, 0, 0, 0, 0 },
       { KRONBLAS_R_64F, 16, 6, 8, 2, "emr", "5-1,0-0", 1, 0, 0, -1, -1, 1, -1, -1, 1 },
       { KRONBLAS_R_64F, 16, 5, 16, 2, "emr", "4-1,0-0", 1, 0, 0, -1, -1, -1, -1, -1, -1 },
       { KRONBLAS_R_64F, 1024, 5, 8, 2, "emr", "4-0", 1, 0, 0, -1, -1, 1, 1, 1, -1 },
-      { KRONBLAS_R_64F, 1024, 4, 16, 2, "emr", "3-0", 1, 0, 0, -1, -1, -1, -1, -1 },
-      { KRONBLAS_R_32F, 1024, 4, 16, 2, "emr", "3-0", 1, 0, 0, -1, -1, -1, -1, -1 },
-      { KRONBLAS_R_64F, 1024, 5, 8, 2, "default", "4-0", 0, 1, 0, -1, -1, 1 },
-      { KRONBLAS_R_64F, 1024, 3, 32, 2, "emr", "2-2,1-0", 1, 0, 0, -1, -1, 1, 1, -1 },
-      { KRONBLAS_R_64F, 1024, 2, 64, 2, "emr", "1-1,0-0", 0, 0, 32, -1, -1, -1 },
-      { KRONBLAS_R_64F, 1024, 2, 64, 2, "default", "1-0", 1, 0, 0, -1, -1, -1 },
-      { KRONBLAS_R_64F, 512, 2, 64, 2, "emr", "1-0", 1, 0, 0, -1, -1, -1 },
-      { KRONBLAS_R_64F, 256, 2, 128, 2, "emr", "1-1,0-0", 0, 0, 32, -1, -1, -1 },
-      { KRONBLAS_R_64F, 256, 2, 128, 2, "default", "1-1,0-0", 1, 0, 0, -1, -1, -1 },
+      { KRONBLAS_R_64F, 1024, 4, 16, 2, "emr", "3-0", 1, 0, 0, -1, -1, -1, -1, -1, 0 },
+      { KRONBLAS_R_32F, 1024, 4, 16, 2, "emr", "3-0", 1, 0, 0, -1, -1, -1, -1, -1, 0 },
+      { KRONBLAS_R_64F, 1024, 5, 8, 2, "default", "4-0", 0, 1, 0, -1, -1, 1, 0, 0, 0 },
+      { KRONBLAS_R_64F, 1024, 3, 32, 2, "emr", "2-2,1-0", 1, 0, 0, -1, -1, 1, 1, -1, 0 },
+      { KRONBLAS_R_64F, 1024, 2, 64, 2, "emr", "1-1,0-0", 0, 0, 32, -1, -1, -1, 0, 0, 0 },
+      { KRONBLAS_R_64F, 1024, 2, 64, 2, "default", "1-0", 1, 0, 0, -1, -1, -1, 0, 0, 0 },
+      { KRONBLAS_R_64F, 512, 2, 64, 2, "emr", "1-0", 1, 0, 0, -1, -1, -1, 0, 0, 0 },
+      { KRONBLAS_R_64F, 256, 2, 128, 2, "emr", "1-1,0-0", 0, 0, 32, -1, -1, -1, 0, 0, 0 },
+      { KRONBLAS_R_64F, 256, 2, 128, 2, "default", "1-1,0-0", 1, 0, 0, -1, -1, -1, 0, 0, 0 },
     };
     kb_t_rate_plans("Emerald Rapids'", (size_t)48 << 10, (size_t)2048 << 10, (size_t)260 << 20, cases,
                     sizeof cases / sizeof cases[0]);
