@@ -706,13 +706,13 @@ static bool kb_row_cluster_ok(int dev, int type, int P, int C, int smem_max)
 // double 1024_8x8^5 and 1024_16x16^4 in clusters: loads overlap, one
 // block's multiplies do not), float rows even (1024_8x8^4, 2967_4x4^7) or
 // 1.07x slower (1024_6x6^5, 1024_6x6^6), and double 4x4^7 in clusters of
-// four no faster than the kernel without it (0.173 against 0.167).  So
-// one block, double, at most KB_ROW_SHARE_SMALL with both buffers, and
-// vectors enough for two per resident block.
-static bool kb_row_pf_pays(int esz, int64_t pbytes, int64_t vectors, int nsm)
+// four no faster than the kernel without it (0.173 against 0.167).  So,
+// beside one block and double (pf_fits): at most KB_ROW_SHARE_SMALL with
+// both buffers, and vectors enough for two per resident block.
+static bool kb_row_pf_pays(int64_t pbytes, int64_t vectors, int nsm)
 {
   const int64_t per_sm = pbytes > 0 ? (KB_ROW_SM_SMEM / pbytes) : 0;
-  return esz == 8 && pbytes <= KB_ROW_SHARE_SMALL && vectors >= 2 * per_sm * nsm;
+  return pbytes <= KB_ROW_SHARE_SMALL && vectors >= 2 * per_sm * nsm;
 }
 
 // creq, treq, preq: kb_cuda_row_var_C/T/PF of the step's kernel (0, 0, -1:
@@ -778,7 +778,7 @@ static int kb_row_geom(int creq, int treq, int preq, int type, int64_t m, int64_
   const bool pf_fits = esz == 8 && C == 1 && Kl % (16 / esz) == 0 && (2 * rb + fac) * esz <= smem_max;
   if (preq > 0 && !pf_fits)
     return -1;
-  g->pf = preq > 0 || (preq < 0 && pf_fits && kb_row_pf_pays(esz, (2 * rb + fac) * esz, m * batch, nsm));
+  g->pf = preq > 0 || (preq < 0 && pf_fits && kb_row_pf_pays((2 * rb + fac) * esz, m * batch, nsm));
   g->smem = ((g->pf ? 2 : 1) * rb + fac) * esz;
   g->cluster = C;
   g->fsm = (int)((g->pf ? 2 : 1) * rb);
@@ -828,28 +828,28 @@ extern "C" int kb_cuda_row_geom_k(int kern, int type, int64_t m, int64_t batch, 
                      nf, p, q, g);
 }
 
-// How many blocks of a launch can be resident at once: the prefetching
-// grid loops over the vectors with no more, so that every block has a next
-// vector to copy while it multiplies.  Asked of the runtime once per
-// device, kernel, block size and shared memory (a launch's geometry is
-// computed at every call).  0 where the runtime cannot tell.
-static int64_t kb_row_resident(int dev, const void *fn, int threads, int64_t smem)
+// How many blocks of a launch can be resident on one multiprocessor: the
+// prefetching grid loops over the vectors with no more than that times the
+// SMs, so that every block has a next vector to copy while it multiplies.
+// Asked of the runtime once per device, kernel, block size and shared
+// memory (a launch's geometry is computed at every call).  0 where the
+// runtime cannot tell.
+static int kb_row_per_sm(int dev, const void *fn, int threads, int64_t smem)
 {
   static struct {
     int dev, threads;
     const void *fn;
-    int64_t smem, n;
+    int64_t smem;
+    int n;
   } memo[64];
   static int nmemo;
   std::lock_guard<std::mutex> lock(kb_row_lock);
   for (int i = 0; i < nmemo; i++)
     if (memo[i].dev == dev && memo[i].fn == fn && memo[i].threads == threads && memo[i].smem == smem)
       return memo[i].n;
-  int n = 0, nsm = 0;
-  int64_t res = 0;
-  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, fn, threads, (size_t)smem) == cudaSuccess &&
-      cudaDeviceGetAttribute(&nsm, cudaDevAttrMultiProcessorCount, dev) == cudaSuccess)
-    res = (int64_t)n * nsm;
+  int res = 0;
+  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&res, fn, threads, (size_t)smem) != cudaSuccess)
+    res = 0;
   (void)cudaGetLastError();
   if (nmemo < (int)(sizeof memo / sizeof memo[0])) {
     memo[nmemo].dev = dev;
@@ -881,7 +881,7 @@ static int kb_row_one(int dev, int smem_max, const kb_cuda_row_geom_t &g, const 
   }
   int64_t grid = g.blocks;
   if (PF) {
-    const int64_t res = kb_row_resident(dev, (const void *)kb_row_kernel<T, P, PF>, g.threads, g.smem);
+    const int64_t res = (int64_t)kb_row_per_sm(dev, (const void *)kb_row_kernel<T, P, PF>, g.threads, g.smem) * g.nsm;
     if (res > 0 && res < grid)
       grid = res;
   }
@@ -962,7 +962,7 @@ static int kb_row_launch_t(const kb_cuda_step_t *st, void *stream)
   // The prefetch's 16-byte copies need every row (share) on a chunk; a step
   // whose X is not keeps the second buffer unused and reads X as before.
   a.pf = g.pf && kb_row_aligned<T>(st->in, st->in_rs, st->in_bs, st->batch, VL);
-  a.rb = g.fsm / 2;
+  a.rb = a.pf ? g.fsm / 2 : 0;
   if (a.total < 1)
     return 0;
   switch (P) {
