@@ -355,6 +355,15 @@ static double kb_small_cost(const kb_problem_t *pb, int64_t i, int64_t K, int nf
 #define KB_ROW_P32_FRAC 0.45
 #define KB_ROW_SHARED 0.85
 #define KB_ROW_ALONE 1.2
+/* Float P = 16 in clusters (row.cu's two-slice local digits, session 22),
+ * against the two passes of fused pairs, which the model prices at 0.385
+ * ms for 1024_16x16^4 (the row 0.4075 before this factor).  H100, model
+ * plans, medians of three interleaved runs, ms, the pairs / the row:
+ * m = 100 0.089 / 0.059, 256 0.120 / 0.123, 512 0.218 / 0.221, 1024 0.417
+ * / 0.421, 2048 0.814 / 0.812: even at full waves, far ahead where the
+ * pairs' launches leave a partial wave (the model prices none for P = 16).
+ * Priced below the pairs: the row at every m. */
+#define KB_ROW_CL16_F 0.9
 static double kb_row_cost(const kb_problem_t *pb, const kb_dev_rates_t *dv, int64_t K, int nf, int nsm)
 {
   const double esz = (double)kb_type_size(pb->type), m = (double)pb->m;
@@ -372,6 +381,8 @@ static double kb_row_cost(const kb_problem_t *pb, const kb_dev_rates_t *dv, int6
    * 1.61). */
   t = (2.0 * m * (double)K * esz / dv->bw + 2.0 * m * (double)K * (double)pb->p[0] * nf / (rate * dv->fma)) *
       (2 * g.smem > g.smem_max ? KB_ROW_ALONE : KB_ROW_SHARED);
+  if (g.cluster > 1 && pb->type == KRONBLAS_R_32F && pb->p[0] == 16)
+    t *= KB_ROW_CL16_F;
   fill = (double)g.blocks / (double)(g.nsm > 0 ? g.nsm : nsm);
   if (fill < 1.0)
     t /= fill > 0 ? fill : 1e-3;

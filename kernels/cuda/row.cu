@@ -50,6 +50,14 @@ struct kb_row_shape {
   static constexpr int VL = 16 / (int)sizeof(T);   // elements of a 16-byte chunk
   static constexpr bool SWZ = P % 2 == 0;
   static constexpr int G = sizeof(T) == 4 ? (P <= 16 ? 4 : 2) : (P <= 16 ? 2 : 1);
+  // The cluster kernel's local digits (kb_row_digit): two float slices of
+  // 16 a thread, not four (H100, session 22, the tuner's timings of float
+  // 1024_16x16^4 in clusters of four 256-thread blocks: 0.466 -> 0.392 ms,
+  // 2048_16x16^4 0.884 -> 0.762; ptxas: 128 registers either way, 752 ->
+  // 288 bytes of spill loads; in the benchmark the row then ran 0.42 ms,
+  // even with the two-pass plan).  Capped at 80 registers for three blocks
+  // an SM (spilling) it ran 1.06x slower than uncapped (H200).
+  static constexpr int GC = sizeof(T) == 4 && P == 16 ? 2 : G;
   static constexpr int LQ = P <= 8 ? P : (sizeof(T) == 4 && P >= 32 ? 8 : 4);
   static constexpr int NT = KB_ROW_NT;
   static_assert(P % LQ == 0, "output chunks");
@@ -143,12 +151,12 @@ __device__ __forceinline__ void kb_row_mac(const T (&x)[G][P], const T *__restri
 // hi*P*s + lo + k*s, lo = j % s, hi = j / s.  gin: the row in global memory
 // to read the inputs from (the first digit), else the shared row.  vec_in:
 // gin allows G-element vector loads.
-template <typename T, int P>
+template <typename T, int P, int G = kb_row_shape<T, P>::G>
 __device__ __forceinline__ void kb_row_digit(T *buf, const T *__restrict__ A, int K, int s, const T *gin,
                                              bool vec_in)
 {
   typedef kb_row_shape<T, P> S;
-  constexpr int G = S::G, LQ = S::LQ, VL = S::VL;
+  constexpr int LQ = S::LQ, VL = S::VL;
   const int nsl = K / P, NT = blockDim.x, tid = threadIdx.x;
   if (s == 1 && gin == nullptr && P % VL == 0) {
     // The contiguous digit: each thread takes G slices NT apart and reads
@@ -560,11 +568,11 @@ __global__ void __launch_bounds__(kb_row_shape<T, P>::NT) kb_row_cluster_kernel(
     __syncthreads();
     if (!azero) {
       int s = Sd / P;
-      kb_row_digit<T, P>(buf, Fs + (a.nf - 2) * P * P, Kl, s, irow, a.vec_in != 0);
+      kb_row_digit<T, P, S::GC>(buf, Fs + (a.nf - 2) * P * P, Kl, s, irow, a.vec_in != 0);
       for (int f = a.nf - 3; f >= 0; f--) {
         s /= P;
         __syncthreads();
-        kb_row_digit<T, P>(buf, Fs + f * P * P, Kl, s, nullptr, false);
+        kb_row_digit<T, P, S::GC>(buf, Fs + f * P * P, Kl, s, nullptr, false);
       }
     }
     cl.sync();   // every block's local digits done
