@@ -649,7 +649,7 @@ int main(void)
   if (kb_cpu_test_force_isa(KB_TEST_ISA) != 0)
     tap_skip_all("this CPU or build has no %s kernels", KB_TEST_ISA);
   kb_rng_seed(&r, seed);
-  tap_plan(1 + 4 * 4 + 2 + 2 + 2 + 2 + 2 + 2 + 2 + 2 + 2 + 2 + 2 + 1 + 1 + 1 + 1);
+  tap_plan(1 + 4 * 4 + 2 + 2 + 2 + 2 + 2 + 2 + 2 + 2 + 2 + 2 + 2 + 1 + 1 + 1 + 1 + 1);
   tap_ok(kronblasCreateWithBackend(&h, KRONBLAS_BACKEND_CPU) == KRONBLAS_STATUS_SUCCESS, "CPU handle");
 
   t0 = kb_t_now();
@@ -924,6 +924,73 @@ int main(void)
     }
   }
   tap_diag("chunk read-ahead: %.2f s", kb_t_now() - t0);
+  t0 = kb_t_now();
+  /* 3c'''. digit0's first two factors at once (kb_d01_run: double on
+   * AVX-512 where the two fastest factors are 8 x 8): two to four factors,
+   * the others of 1-9 (p != q among them), digit0 of two (then it writes Y:
+   * alpha, beta, non-temporal stores where the model streams Y), three and
+   * four factors (both buffer parities), the whole problem in one group
+   * or not; every other problem with L2 shrunk to 32 KiB, so that rows of
+   * a few thousand elements are read ahead whole or chunk by chunk; 1-3
+   * threads, padding.  The plans whose digit0 starts with the two 8 x 8
+   * factors are counted (with AVX-512 the kernel takes them at once). */
+  {
+    const kronblasDataType_t type = KRONBLAS_R_64F;
+    const kb_cpu_opt_t *kt = kb_cpu_kernels_for(type);
+    int nbad = 0, nrun = 0, n01 = 0, nf2 = 0, c;
+    first[0] = '\0';
+    if (kt == NULL || kt->digit0 == NULL) {
+      tap_skip("%s: no digits in place (%s): no digit0 of two 8 x 8 factors", kb_oracle_type_name(type),
+               KB_TEST_ISA);
+    } else {
+      for (c = 0; c < 16; c++) {
+        kb_t_prob_t P;
+        kb_problem_t pb;
+        kb_cpu_plan_opts_t o;
+        kb_cpu_plan_t pl;
+        int64_t i;
+        memset(&P, 0, sizeof P);
+        P.type = type;
+        P.side = KRONBLAS_SIDE_LEFT;
+        P.tF = (int)kb_rng_range(&r, 0, 2);
+        P.n = 2 + c % 3;
+        /* the third fastest factor of q 7-9 in every other problem (more
+         * than one row chunk of micro-tiles: then a buffer planted wrong
+         * shows), the fourth small (the explicit product's cost) */
+        for (i = 0; i < P.n - 2; i++) {
+          P.p[i] = i == P.n - 3 ? kb_rng_range(&r, 1, 7) : kb_rng_range(&r, 1, 3);
+          P.q[i] = i == P.n - 3 && c % 2 == 0 ? kb_rng_range(&r, 7, 9) : kb_rng_range(&r, 0, 1) ? P.p[i]
+                   : kb_rng_range(&r, 1, i == P.n - 3 ? 7 : 3);
+        }
+        P.p[P.n - 2] = P.q[P.n - 2] = P.p[P.n - 1] = P.q[P.n - 1] = 8;
+        P.m = c % 4 == 0 ? 1 : kb_rng_range(&r, 2, 6);
+        P.batch = 1;
+        P.strategy = KB_CPU_PER_ROW;
+        P.inplace = 1;
+        /* groups of 2..n factors in turn */
+        P.fuse = 2 + (c / 3) % ((int)P.n - 1);
+        kb_t_random_call(&r, &P);
+        kb_t_dims(&P);
+        if (c % 2)
+          kb_cpu_test_caches((size_t)48 << 10, (size_t)32 << 10, (size_t)1 << 20);
+        kb_t_inplace_pb(type, &P, &pb, &o);
+        o.max_fuse = P.fuse;
+        if (kb_cpu_plan_with(&pb, kt, &o, &pl) == KRONBLAS_STATUS_SUCCESS && pl.inplace &&
+            pl.g[0].hi == P.n - 1 && pl.g[0].lo <= P.n - 2) {
+          n01++;
+          nf2 += pl.g[0].lo == P.n - 2;
+        }
+        kb_t_one(h, &P, kb_rng_next(&r), 1, &nbad, &nrun, first, sizeof first);
+        kb_cpu_test_caches(0, 0, 0);
+      }
+      tap_ok(nbad == 0 && n01 >= nrun / 2 && nf2 > 0,
+             "%s: digit0 starting with two 8 x 8 factors (at once with AVX-512 doubles), two to four "
+             "factors, rows in or beyond L2, against the explicit product: %d of %d wrong%s%s; %d of them "
+             "with both in digit0 (%d with digit0 of just those two)",
+             kb_oracle_type_name(type), nbad, nrun, nbad ? ": " : "", first, n01, nf2);
+    }
+  }
+  tap_diag("digit0 of two 8 x 8 factors: %.2f s", kb_t_now() - t0);
   t0 = kb_t_now();
   /* 3c. banded plans (real types, X and Y contiguous along K and L):
    * whole rows, digits slowest first; straight steps (tails where the
