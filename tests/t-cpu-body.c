@@ -27,6 +27,7 @@
 #include "tap.h"
 #include "kb_oracle.h"
 #include "cpu_plan.h"
+#include "kb_testproblem.h"
 
 #define KB_T_MAXF 8
 #define KB_T_SENT 1234.5   /* what the padding of Y holds */
@@ -342,16 +343,21 @@ static inline void kb_t_fit_batch(kb_rng_t *r, kb_t_prob_t *P, int64_t KL, int l
 }
 
 /* A LEFT problem of type with X not transposed (X along K, Y along L:
- * what the in-place and banded plans take), random factor transposes,
- * m = 1..3 now and then, else odd up to 2*mhalf+1; the caller sets the
- * factors and the rest. */
-static inline void kb_t_left_prob(kb_rng_t *r, kb_t_prob_t *P, kronblasDataType_t type, int64_t mhalf)
+ * what the in-place and banded plans take) and a random factor transpose;
+ * the caller sets m, the factors and the rest. */
+static inline void kb_t_left_start(kb_rng_t *r, kb_t_prob_t *P, kronblasDataType_t type)
 {
   memset(P, 0, sizeof *P);
   P->type = type;
   P->side = KRONBLAS_SIDE_LEFT;
   P->tX = KRONBLAS_OP_N;
   P->tF = (int)kb_rng_range(r, 0, 2);
+}
+
+/* kb_t_left_start with m = 1..3 now and then, else odd up to 2*mhalf+1. */
+static inline void kb_t_left_prob(kb_rng_t *r, kb_t_prob_t *P, kronblasDataType_t type, int64_t mhalf)
+{
+  kb_t_left_start(r, P, type);
   P->m = kb_rng_range(r, 0, 3) == 0 ? kb_rng_range(r, 1, 3) : 2 * kb_rng_range(r, 1, mhalf) + 1;
 }
 
@@ -486,25 +492,6 @@ static void kb_t_issue_prob(kb_rng_t *r, const kb_t_shape_t *S, kronblasDataType
   P->alpha_one = 1;
   P->beta_zero = 1;
   P->pad = kb_rng_range(r, 0, 1) * kb_rng_range(r, 1, 5);
-}
-
-/* The canonical form of a LEFT/N problem with n square factors of sizes
- * p[] (q = p) on contiguous rows, for calling the planner directly. */
-static inline void kb_t_square_pb(kronblasDataType_t type, int64_t m, int64_t n, const int64_t *p, kb_problem_t *pb)
-{
-  int64_t i, K = 1;
-  for (i = 0; i < n; i++)
-    K *= p[i];
-  memset(pb, 0, sizeof *pb);
-  pb->type = type;
-  pb->m = m;
-  pb->nfactors = n;
-  pb->p = p;
-  pb->q = p;
-  pb->K = pb->L = K;
-  pb->xs_m = pb->ys_m = K;
-  pb->xs_k = pb->ys_l = 1;
-  pb->x_contig_k = pb->y_contig_l = 1;
 }
 
 /* The problem of a drawn test call P (its own q and L; kb_t_dims done) as
@@ -754,11 +741,7 @@ int main(void)
     for (c = 0; c < 24 && kt != NULL; c++) {
       kb_t_prob_t P;
       int64_t i, KL = 1;
-      memset(&P, 0, sizeof P);
-      P.type = type;
-      P.side = KRONBLAS_SIDE_LEFT;
-      P.tX = KRONBLAS_OP_N;
-      P.tF = (int)kb_rng_range(&r, 0, 2);
+      kb_t_left_start(&r, &P, type);
       P.m = kb_rng_range(&r, 0, 3) == 0 ? 1 : kb_rng_range(&r, 2, 20);
       P.n = kb_rng_range(&r, 1, 4);
       for (i = P.n - 1; i >= 0; i--) {
@@ -815,10 +798,7 @@ int main(void)
       kb_cpu_plan_opts_t o;
       kb_cpu_plan_t pl;
       int g, wide = 0;
-      memset(&P, 0, sizeof P);
-      P.type = type;
-      P.side = KRONBLAS_SIDE_LEFT;
-      P.tF = (int)kb_rng_range(&r, 0, 2);
+      kb_t_left_start(&r, &P, type);
       P.m = c % 3 == 0 ? 1 : kb_rng_range(&r, 2, 3);
       P.n = 3;
       /* the fastest factor's q whole vectors, the others odd sizes; the
@@ -882,10 +862,7 @@ int main(void)
         kb_cpu_plan_opts_t o;
         kb_cpu_plan_t pl;
         int64_t i;
-        memset(&P, 0, sizeof P);
-        P.type = type;
-        P.side = KRONBLAS_SIDE_LEFT;
-        P.tF = (int)kb_rng_range(&r, 0, 2);
+        kb_t_left_start(&r, &P, type);
         P.m = 4;
         P.n = 5;
         for (i = 0; i < P.n; i++) {
@@ -949,10 +926,7 @@ int main(void)
         kb_cpu_plan_opts_t o;
         kb_cpu_plan_t pl;
         int64_t i;
-        memset(&P, 0, sizeof P);
-        P.type = type;
-        P.side = KRONBLAS_SIDE_LEFT;
-        P.tF = (int)kb_rng_range(&r, 0, 2);
+        kb_t_left_start(&r, &P, type);
         P.n = 2 + c % 3;
         /* the third fastest factor of q 7-9 in every other problem (more
          * than one row chunk of micro-tiles: then a buffer planted wrong

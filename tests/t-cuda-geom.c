@@ -9,9 +9,9 @@
 #include "tap.h"
 #include "cuda_internal.h"
 #include "kb_cuda_kernels.h"
+#include "kb_testproblem.h"
 
 #include <stdint.h>
-#include <string.h>
 
 /* The geometry of m vectors of (P x P)^n, type 0 float / 1 double; kern 0:
  * the default; -1 where there is none. */
@@ -73,21 +73,10 @@ static void plan_16x16(int64_t m)
     tap_skip("float %lld_16x16^4: the row over clusters needs a GPU with clusters", (long long)m);
     return;
   }
-  memset(&pb, 0, sizeof pb);
-  pb.type = KRONBLAS_R_32F;
-  pb.side = KRONBLAS_SIDE_LEFT;
-  pb.transX = pb.transF = KRONBLAS_OP_N;
-  pb.m = m;
-  pb.nfactors = 4;
-  pb.p = pb.q = p;
-  pb.pointer_mode = KRONBLAS_POINTER_MODE_HOST;
+  kb_t_square_pb(KRONBLAS_R_32F, m, 4, p, &pb);
   pb.batch = 1;
-  pb.K = pb.L = 65536;
-  pb.xs_k = pb.ys_l = 1;
-  pb.xs_m = pb.ys_m = 65536;
   pb.fs_l = fs_l;
   pb.fs_k = fs_k;
-  pb.x_contig_k = pb.y_contig_l = 1;
   n = kb_cuda_plan(&pb, KRONBLAS_KERNELS_ALL, g.nsm, steps);
   tap_ok(n == 1 && kb_cuda_kernel_is_row(steps[0].kernel) && steps[0].nf == 4,
          "float %lld_16x16^4: the model's plan is one row over clusters of %d (%lld steps, first kernel %d)",
