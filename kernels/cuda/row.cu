@@ -21,8 +21,9 @@
 // within rows of 8 chunks (chunk c at c ^ ((c >> 3) & 7)) for even P, so
 // that the strided digits' vector accesses and the contiguous digit's
 // slice reads fall in distinct banks (checked for every even P and digit
-// of rows up to 220 KB: at most 2-way); odd P keep the identity.  After the
-// row, the factors: A_f[l,k] at F_f + k*P + l.
+// of rows up to 220 KB: at most 2-way); odd P keep the identity, and P = 8
+// and float P = 4 XOR in (c >> 4) & 4 too (kb_row_shape::SWZ_HI).  After
+// the row, the factors: A_f[l,k] at F_f + k*P + l.
 #include "kb_cuda_kernels.h"
 #include "kb_cuda_ops.cuh"
 
@@ -49,6 +50,14 @@ template <typename T, int P>
 struct kb_row_shape {
   static constexpr int VL = 16 / (int)sizeof(T);   // elements of a 16-byte chunk
   static constexpr bool SWZ = P % 2 == 0;
+  // A second swizzle term, (c >> 4) & 4, for P = 8 and float P = 4 (H100,
+  // session 23, model plans, three interleaved rounds, time with / without:
+  // double 1024_8x8^5 0.90, 320_8x8^5 0.89, float 1024_8x8^5 0.96, float
+  // 2967_4x4^7 0.92, 1526_4x4^6 0.97; double P = 4 1.00-1.01, float
+  // 1024_16x16^3 1.19 in session 22).  Their accesses are conflict-free
+  // either way: the gain is ptxas' code for the new addresses (double P = 8
+  // in one block 104 -> 124 registers), not banks.
+  static constexpr bool SWZ_HI = P == 8 || (P == 4 && sizeof(T) == 4);
   static constexpr int G = sizeof(T) == 4 ? (P <= 16 ? 4 : 2) : (P <= 16 ? 2 : 1);
   // The cluster kernel's local digits (kb_row_digit): two float slices of
   // 16 a thread, not four (H100, session 22, the tuner's timings of float
@@ -121,7 +130,10 @@ __device__ __forceinline__ int kb_row_at(int e)
     return e;
   } else {
     const int c = e / S::VL;
-    return (c ^ ((c >> 3) & 7)) * S::VL + e % S::VL;
+    if constexpr (S::SWZ_HI)
+      return (c ^ ((c >> 3) & 7) ^ ((c >> 4) & 4)) * S::VL + e % S::VL;
+    else
+      return (c ^ ((c >> 3) & 7)) * S::VL + e % S::VL;
   }
 }
 
