@@ -2,7 +2,8 @@
  * side and transpose, the fast kernels (fused and unfused plans, shapes the
  * precompiled configurations cover, alone and after a generic step) and the
  * generic kernel on odd and distinct shapes, leading dimensions and all four
- * entry points.  SKIPs without a CUDA device. */
+ * entry points; beta = 0 now and then, half of those with alpha = 1 (the
+ * launch that writes Y then has no epilogue).  SKIPs without a CUDA device. */
 #include "t-cuda-util.c"
 
 static const kronblasDataType_t types[] = { KRONBLAS_R_32F, KRONBLAS_R_64F, KRONBLAS_C_32F, KRONBLAS_C_64F };
@@ -15,7 +16,15 @@ static void run_shape_t(kronblasDataType_t t, int64_t m, int64_t n, const int64_
   tc_case_init(&c, t, (int)tc_range(0, 1), (int)tc_range(0, 2), (int)tc_range(0, 2), m, n, p, q);
   c.variant = (int)tc_range(0, 3);
   tc_case_batch(&c, 2);
-  if (tc_range(0, 3) == 0) c.beta[0] = c.beta[1] = 0;
+  if (tc_range(0, 3) == 0) {
+    c.beta[0] = c.beta[1] = 0;
+    /* half of them with alpha = 1: the launch that writes Y then takes no
+     * epilogue (real types) */
+    if (tc_range(0, 1)) {
+      c.alpha[0] = 1;
+      c.alpha[1] = 0;
+    }
+  }
   c.policy = policy;
   c.tune = tune;
   tc_run(&c);

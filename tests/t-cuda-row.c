@@ -5,8 +5,9 @@
  * 128 KB rows (8x8^5 and 32x32^3 float), rows split over a cluster of
  * blocks (every instantiated cluster), both factor layouts, padded and
  * odd leading dimensions (the element-wise paths), strided batches with
- * their own factors, beta = 0 over a NaN Y, device pointer mode with alpha
- * = 0 over NaN inputs, Y = X; the words that cannot be one are refused on
+ * their own factors, beta = 0 over a NaN Y (half of them with alpha = 1:
+ * Y written without an epilogue), device pointer mode with alpha = 0 over
+ * NaN inputs, Y = X; the words that cannot be one are refused on
  * import; the tuner times the kernel; P not a power of two with two
  * vectors per SM at least (256-thread blocks); the measured planner's
  * variants (row:N:cC:tT: cluster and block sizes fixed; row:N:c1:tT:p, the
@@ -32,7 +33,13 @@ static void row_run(int type, int64_t P, int64_t n, int64_t mlo, int64_t mhi, in
                tc_range(mlo, mhi), n, p, p);
   c.variant = (int)tc_range(0, 3);
   tc_case_batch(&c, 3);
-  if (rep == 1) c.beta[0] = c.beta[1] = 0;
+  if (rep == 1) {
+    c.beta[0] = c.beta[1] = 0;
+    if (tc_range(0, 1)) {   /* alpha = 1: Y written with no epilogue */
+      c.alpha[0] = 1;
+      c.alpha[1] = 0;
+    }
+  }
   if (rep == 2) {
     c.ldx = tc_K(&c) + 1;
     c.ldy = tc_L(&c) + 3;
