@@ -16,15 +16,7 @@ static void run_shape_t(kronblasDataType_t t, int64_t m, int64_t n, const int64_
   tc_case_init(&c, t, (int)tc_range(0, 1), (int)tc_range(0, 2), (int)tc_range(0, 2), m, n, p, q);
   c.variant = (int)tc_range(0, 3);
   tc_case_batch(&c, 2);
-  if (tc_range(0, 3) == 0) {
-    c.beta[0] = c.beta[1] = 0;
-    /* half of them with alpha = 1: the launch that writes Y then takes no
-     * epilogue (real types) */
-    if (tc_range(0, 1)) {
-      c.alpha[0] = 1;
-      c.alpha[1] = 0;
-    }
-  }
+  if (tc_range(0, 3) == 0) tc_beta_zero(&c);
   c.policy = policy;
   c.tune = tune;
   tc_run(&c);

@@ -20,13 +20,7 @@ static void tr_case(tc_case_t *c, kronblasDataType_t t, int64_t m, int64_t n, co
   tc_case_init(c, t, KRONBLAS_SIDE_RIGHT, KRONBLAS_OP_N, (int)tc_range(0, 2), m, n, p, q);
   c->variant = (int)tc_range(0, 3);
   tc_case_batch(c, 3);
-  if (tc_range(0, 3) == 0) {
-    c->beta[0] = c->beta[1] = 0;
-    if (tc_range(0, 1)) {   /* alpha = 1: Y written with no epilogue (real types) */
-      c->alpha[0] = 1;
-      c->alpha[1] = 0;
-    }
-  }
+  if (tc_range(0, 3) == 0) tc_beta_zero(c);
   c->dev_ptr = dev_ok && tc_range(0, 3) == 0;
 }
 

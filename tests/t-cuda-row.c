@@ -33,13 +33,7 @@ static void row_run(int type, int64_t P, int64_t n, int64_t mlo, int64_t mhi, in
                tc_range(mlo, mhi), n, p, p);
   c.variant = (int)tc_range(0, 3);
   tc_case_batch(&c, 3);
-  if (rep == 1) {
-    c.beta[0] = c.beta[1] = 0;
-    if (tc_range(0, 1)) {   /* alpha = 1: Y written with no epilogue */
-      c.alpha[0] = 1;
-      c.alpha[1] = 0;
-    }
-  }
+  if (rep == 1) tc_beta_zero(&c);
   if (rep == 2) {
     c.ldx = tc_K(&c) + 1;
     c.ldy = tc_L(&c) + 3;

@@ -178,6 +178,18 @@ static void tc_case_init(tc_case_t *c, kronblasDataType_t t, int side, int tX, i
   c->beta[1] = tc_cplx(t) ? tc_unif() : 0;
 }
 
+/* beta = 0 (the tests poison Y then), and in half of the cases alpha = 1:
+ * the launch that writes Y then has no epilogue (real types, host
+ * scalars; lib/cuda_backend.c).  inline: not every test asks. */
+static inline void tc_beta_zero(tc_case_t *c)
+{
+  c->beta[0] = c->beta[1] = 0;
+  if (tc_range(0, 1)) {
+    c->alpha[0] = 1;
+    c->alpha[1] = 0;
+  }
+}
+
 /* The strided-batch entry points (variant >= TC_SB): up to maxb entries,
  * X and Y entries apart by their extent plus a random gap, each factor
  * either its own per entry or shared (stride 0).  Other variants keep one
