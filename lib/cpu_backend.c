@@ -734,6 +734,19 @@ long kb_cpu_test_tdense_runs(void)
   return __atomic_load_n(&kb_cpu_tdense_runs, __ATOMIC_RELAXED);
 }
 
+static int kb_cpu_test_band_hp8 = -1;
+static long kb_cpu_hp8_runs;       /* test hook: entries run with kb_band_hp8 */
+
+void kb_cpu_test_force_band_hp8(int hp8)
+{
+  kb_cpu_test_band_hp8 = hp8;
+}
+
+long kb_cpu_test_hp8_runs(void)
+{
+  return __atomic_load_n(&kb_cpu_hp8_runs, __ATOMIC_RELAXED);
+}
+
 long kb_cpu_test_col_runs(void)
 {
   return __atomic_load_n(&kb_cpu_col_runs, __ATOMIC_RELAXED);
@@ -804,6 +817,15 @@ static void kb_cpu_run_band(const kb_cpu_plan_t *pl, const kb_problem_t *pb, cha
     __atomic_fetch_add(&kb_cpu_col_runs, 1, __ATOMIC_RELAXED);
   if (pl->band_col_e > 0 && pl->band_col_w > 1)
     __atomic_fetch_add(&kb_cpu_wide_runs, 1, __ATOMIC_RELAXED);
+  /* the kernels take a half-vector step of p = 8 and the pair step after
+   * it as one pass (kb_band_hp8: float AVX-512, where h = vl/2 = 8) */
+  B.hp8 = kb_cpu_test_band_hp8 != 0;
+  for (t = 0; t + 1 < pl->band_nsteps; t++)
+    if (B.hp8 && pl->kt->band_half && pl->kt->vl == 16 && B.banded[t] && 2 * B.s[t] == pl->kt->vl && B.p[t] == 8 &&
+        B.banded[t + 1] && B.s[t + 1] == 1 && B.p[t + 1] == 8) {
+      __atomic_fetch_add(&kb_cpu_hp8_runs, 1, __ATOMIC_RELAXED);
+      break;
+    }
   for (t = 0; t < pl->band_nsteps; t++)
     if (pl->band_dense[t]) {
       __atomic_fetch_add(&kb_cpu_dense_runs, 1, __ATOMIC_RELAXED);

@@ -238,6 +238,11 @@ long kb_cpu_test_wide_runs(void);    /* ... of them with wide tiles straight to 
  * wherever the kernels take them, 0 never. */
 void kb_cpu_test_force_band_tdense(int td);
 long kb_cpu_test_tdense_runs(void);  /* batch entries run with one */
+/* A half-vector step of p = 8 and the pair step after it as one pass
+ * (kb_cpu_band_t.hp8, float AVX-512): 1 or -1 wherever the kernels take
+ * it, 0 never (lib/cpu_backend.c). */
+void kb_cpu_test_force_band_hp8(int hp8);
+long kb_cpu_test_hp8_runs(void);     /* batch entries run with it */
 long kb_cpu_test_band_runs(void);
 /* The team size the last fast-path region ran with (omp_get_num_threads
  * inside it; 1 without OpenMP), and the small-work limit in force

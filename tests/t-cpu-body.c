@@ -636,7 +636,7 @@ int main(void)
   if (kb_cpu_test_force_isa(KB_TEST_ISA) != 0)
     tap_skip_all("this CPU or build has no %s kernels", KB_TEST_ISA);
   kb_rng_seed(&r, seed);
-  tap_plan(1 + 4 * 4 + 2 + 2 + 2 + 2 + 2 + 2 + 2 + 2 + 2 + 2 + 2 + 1 + 1 + 1 + 1 + 1);
+  tap_plan(1 + 4 * 4 + 2 + 2 + 2 + 2 + 2 + 2 + 2 + 2 + 2 + 2 + 2 + 1 + 1 + 1 + 1 + 1 + 1);
   tap_ok(kronblasCreateWithBackend(&h, KRONBLAS_BACKEND_CPU) == KRONBLAS_STATUS_SUCCESS, "CPU handle");
 
   t0 = kb_t_now();
@@ -1144,6 +1144,50 @@ int main(void)
                      "batch entries with one");
   }
   tap_diag("dense steps across slices: %.2f s", kb_t_now() - t0);
+  t0 = kb_t_now();
+  /* 3d''. float half-vector + pair steps of p = 8 as one pass
+   * (kb_band_hp8, AVX-512: an 8 x 8 block's two digits without permutes
+   * but the last stage): alone (the row copied in; the pass writes Y),
+   * after a straight digit of p = 3 or 5 (q 7: p != q before it) writing
+   * Y, in segments last or first (8^3 .. 8^5, 3 x 8^3, 2 x 8^4, 8^4
+   * with the slowest q 16), over blocks of 64 in pairs and an odd last
+   * one (rows of 1, 3 and 5 blocks); the Y it writes through the epilogue (alpha, beta, NaN in Y
+   * where beta = 0) or non-temporal (every third call with a last-level
+   * cache so small that Y streams); odd m, 1-3 threads, padding; half
+   * steps of p = 7, 6 and 4 before a pair step as a control (the old
+   * path, not counted).  Against the explicit product or the identity. */
+  {
+    const kronblasDataType_t type = KRONBLAS_R_32F;
+    const kb_cpu_opt_t *kt = kb_cpu_kernels_for(type);
+    static const int64_t hp[][2][7] = {
+      { { 8, 8 }, { 8, 8 } }, { { 3, 8, 8 }, { 3, 8, 8 } }, { { 5, 8, 8 }, { 7, 8, 8 } },
+      { { 8, 8, 8 }, { 8, 8, 8 } }, { { 8, 8, 8, 8 }, { 8, 8, 8, 8 } }, { { 3, 8, 8, 8 }, { 3, 8, 8, 8 } },
+      { { 2, 8, 8, 8, 8 }, { 2, 8, 8, 8, 8 } }, { { 8, 8, 8, 8, 8 }, { 8, 8, 8, 8, 8 } },
+      { { 8, 8, 8, 8 }, { 16, 8, 8, 8 } }, { { 7, 8 }, { 7, 8 } }, { { 6, 8 }, { 6, 8 } }, { { 4, 4, 8 }, { 4, 4, 8 } } };
+    const int nhp = (int)(sizeof hp / sizeof hp[0]);
+    const long runs0 = kb_cpu_test_hp8_runs();
+    int nbad = 0, nrun = 0, c;
+    first[0] = '\0';
+    for (c = 0; c < 3 * nhp; c++) {
+      kb_t_prob_t P;
+      int64_t KL;
+      kb_t_left_prob(&r, &P, type, 6);
+      KL = kb_t_fixed_factors(&P, hp[c / 3]);
+      /* the model's plan, segments last, segments first */
+      P.seg = c % 3;
+      if (c % 3 == 1)
+        kb_cpu_test_caches((size_t)48 << 10, (size_t)1024 << 10, (size_t)64 << 10);
+      kb_t_band_call(h, &r, &P, KL, &nbad, &nrun, first, sizeof first);
+      if (c % 3 == 1)
+        kb_cpu_test_caches(0, 0, 0);
+    }
+    /* (the AVX-512 float kernels only: elsewhere none may run that way) */
+    kb_t_band_report(kt != NULL && kt->band_half ? kt : NULL, type, "half-vector and pair steps of p = 8 at once",
+                     "alone, after straight digits, in segments last or first, epilogue and non-temporal "
+                     "stores, 1-3 threads, against the explicit product or the identity",
+                     nbad, nrun, first, kb_cpu_test_hp8_runs() - runs0, nrun / 2, "batch entries with it");
+  }
+  tap_diag("half-vector and pair steps at once: %.2f s", kb_t_now() - t0);
   t0 = kb_t_now();
   /* 3e. segmented steps of banded plans: the fastest digits a few blocks
    * at a time through L1 buffers, after the other steps or first (straight

@@ -163,6 +163,11 @@ typedef struct {
    * digit first; B->A[t] (the Kronecker product) is not read */
   int tdense[KB_CPU_BAND_MAXD], tdp[KB_CPU_BAND_MAXD];
   const void *At[KB_CPU_BAND_MAXD];
+  /* 1: a half-vector step of p = 8 and the pair step after it (float
+   * AVX-512) run as one 8 x 8 pass without permutes but the last stage
+   * (kb_band_hp8 in band_kernels.inc); 0: through kb_bh and the pair
+   * step as before (a test hook, kb_cpu_test_force_band_hp8) */
+  int hp8;
 } kb_cpu_band_t;
 /* The dense steps kb_band_tdense takes (AVX-512 kernels: band_half): nd
  * square digits of p where p^nd is at least three times nd*p (the FMAs it
