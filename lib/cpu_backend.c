@@ -820,9 +820,8 @@ static void kb_cpu_run_band(const kb_cpu_plan_t *pl, const kb_problem_t *pb, cha
   /* the kernels take a half-vector step of p = 8 and the pair step after
    * it as one pass (kb_band_hp8: float AVX-512, where h = vl/2 = 8) */
   B.hp8 = kb_cpu_test_band_hp8 != 0;
-  for (t = 0; t + 1 < pl->band_nsteps; t++)
-    if (B.hp8 && pl->kt->band_half && pl->kt->vl == 16 && B.banded[t] && 2 * B.s[t] == pl->kt->vl && B.p[t] == 8 &&
-        B.banded[t + 1] && B.s[t + 1] == 1 && B.p[t + 1] == 8) {
+  for (t = 0; t + 1 < B.nd; t++)
+    if (B.hp8 && pl->kt->band_half && pl->kt->vl == 16 && kb_band_hp8_at(&B, t, pl->kt->vl / 2)) {
       __atomic_fetch_add(&kb_cpu_hp8_runs, 1, __ATOMIC_RELAXED);
       break;
     }

@@ -169,6 +169,15 @@ typedef struct {
    * step as before (a test hook, kb_cpu_test_force_band_hp8) */
   int hp8;
 } kb_cpu_band_t;
+/* Steps t and t + 1 of B are the pair kb_band_hp8 takes as one pass: a
+ * half-vector step (stride h, vl/2 of the kernels) of p = 8 and the pair
+ * step (stride 1, p = 8) right after it.  The kernels (band_kernels.inc)
+ * and the backend's count of the calls that take it ask the same. */
+static inline int kb_band_hp8_at(const kb_cpu_band_t *B, int t, int64_t h)
+{
+  return B->banded[t] && B->s[t] == h && B->p[t] == 8 && B->banded[t + 1] && B->s[t + 1] == 1 &&
+         B->p[t + 1] == 8;
+}
 /* The dense steps kb_band_tdense takes (AVX-512 kernels: band_half): nd
  * square digits of p where p^nd is at least three times nd*p (the FMAs it
  * saves) and at most 32 (a tile of vectors in registers) */
