@@ -131,6 +131,15 @@ __device__ __forceinline__ void kb_cp(void *dst, const void *src, bool valid)
                "r"(valid ? N : 0));
 }
 
+// The same to a shared-memory address already converted (a loop's base
+// converted once: the conversion of a generic pointer in the loop reread
+// the block's shared window every element).
+template <int N>
+__device__ __forceinline__ void kb_cp_s(unsigned dst, const void *src, bool valid)
+{
+  asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(dst), "l"(src), "n"(N), "r"(valid ? N : 0));
+}
+
 __device__ __forceinline__ void kb_cp_commit(void) { asm volatile("cp.async.commit_group;\n" ::); }
 
 template <int N>

@@ -67,23 +67,39 @@ __device__ __forceinline__ int kb_small_div(int j, uint64_t magic, int d, int *r
 }
 
 // e / d and e % d along e = e0, e0 + step, ...: one division for the
-// first, adds after it.  The staging loops divided every element by a
-// run-time p, q or K (MUFU.RCP and a dozen more instructions): 37% of the
-// stall samples of a launch over 4096-element vectors at m = 50 (H100,
-// ncu, session 24).
+// first, adds after it, and with them two offsets linear in (hi, lo) --
+// go in global memory (elements), so in shared memory (bytes).  The
+// staging loops divided every element by a run-time p, q or K and
+// multiplied 64-bit strides (MUFU.RCP, IMAD.WIDE: 40 instructions an
+// element): 37% of the stall samples of a launch over 4096-element
+// vectors at m = 50 (H100, ncu, session 24).
 struct kb_small_walk {
   int hi, lo, dhi, dlo, d;
-  __device__ __forceinline__ kb_small_walk(int e0, int step, int div)
+  int64_t go, gstep, gcarry;
+  unsigned so, sstep, scarry;
+  // Offsets g_hi * hi + g_lo * lo and s_hi * hi + s_lo * lo.
+  __device__ __forceinline__ kb_small_walk(int e0, int step, int div, int64_t g_hi, int64_t g_lo, unsigned s_hi,
+                                           unsigned s_lo)
       : hi(e0 / div), lo(e0 % div), dhi(step / div), dlo(step % div), d(div)
   {
+    go = hi * g_hi + lo * g_lo;
+    gstep = dhi * g_hi + dlo * g_lo;
+    gcarry = g_hi - (int64_t)d * g_lo;
+    so = hi * s_hi + lo * s_lo;
+    sstep = dhi * s_hi + dlo * s_lo;
+    scarry = s_hi - (unsigned)d * s_lo;
   }
   __device__ __forceinline__ void next()
   {
     hi += dhi;
     lo += dlo;
+    go += gstep;
+    so += sstep;
     if (lo >= d) {
       lo -= d;
       hi++;
+      go += gcarry;
+      so += scarry;
     }
   }
 };
@@ -237,22 +253,24 @@ __global__ void __launch_bounds__(256) kb_small_kernel(const kb_small_args<T> a)
       const T *Fg = a.F[f] + b * a.f_bs[f];
       T *A = smem + a.foff[f];
       const int p = a.p[f], q = a.q[f];
+      // (l, k) = (hi, lo) where the factor runs along k, else (lo, hi).
       const bool kfast = a.fs_k[f] == 1;
-      kb_small_walk w(threadIdx.x, blockDim.x, kfast ? p : q);
+      const unsigned es = sizeof(T), pa = (unsigned)a.pa[f];
+      kb_small_walk w(threadIdx.x, blockDim.x, kfast ? p : q, kfast ? a.fs_l[f] : a.fs_k[f],
+                      kfast ? a.fs_k[f] : a.fs_l[f], kfast ? pa * es : es, kfast ? es : pa * es);
+      const unsigned sA = (unsigned)__cvta_generic_to_shared(A);
       for (int e = threadIdx.x; e < p * q; e += blockDim.x, w.next()) {
-        const int l = kfast ? w.hi : w.lo, k = kfast ? w.lo : w.hi;
-        const T *g = Fg + l * a.fs_l[f] + k * a.fs_k[f];
         if (a.conjF)
-          A[l * a.pa[f] + k] = kb_conj(__ldg(g));
+          A[w.so / es] = kb_conj(__ldg(Fg + w.go));
         else
-          kb_cp<(int)sizeof(T)>(A + l * a.pa[f] + k, g, true);
+          kb_cp_s<(int)sizeof(T)>(sA + w.so, Fg + w.go, true);
       }
     }
     {
       T *dst = smem + a.bufA;
       const T *src = a.in + b * a.in_bs + r0 * a.in_rs;
       const bool mfast = a.in_is != 1 && a.in_rs == 1;
-      kb_small_walk w(threadIdx.x, blockDim.x, mfast ? nv : a.K);
+      kb_small_walk w(threadIdx.x, blockDim.x, mfast ? nv : a.K, 0, 0, 0, 0);
       for (int e = threadIdx.x; e < nv * a.K; e += blockDim.x, w.next()) {
         const int v = mfast ? w.lo : w.hi, k = mfast ? w.hi : w.lo;
         const T *x = src + v * a.in_rs + (int64_t)k * a.in_is;
