@@ -270,7 +270,7 @@ __global__ void __launch_bounds__(256) kb_small_kernel(const kb_small_args<T> a)
       T *dst = smem + a.bufA;
       const T *src = a.in + b * a.in_bs + r0 * a.in_rs;
       const bool mfast = a.in_is != 1 && a.in_rs == 1;
-      kb_small_walk w(threadIdx.x, blockDim.x, mfast ? nv : a.K, 0, 0, 0, 0);
+      kb_small_walk w(threadIdx.x, blockDim.x, mfast ? nv : a.K, 0, 0, 0, 0);   // (v, k) only
       for (int e = threadIdx.x; e < nv * a.K; e += blockDim.x, w.next()) {
         const int v = mfast ? w.lo : w.hi, k = mfast ? w.hi : w.lo;
         const T *x = src + v * a.in_rs + (int64_t)k * a.in_is;
