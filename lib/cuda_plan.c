@@ -277,6 +277,13 @@ static double kb_cublas_rate(const kb_problem_t *pb, int64_t i, int64_t K)
  * double on cuBLAS, 1.3 and 1.8 fast.  Session 10: float 32x32 steps took
  * 3.9 ms at K = 2^20, m = 1024, on the H100 and 3.6 on the H200, 2.2-2.4
  * TB/s on both; double 32x32 5.67 ms on the H100, 2.95 TB/s). */
+/* A cuBLAS step costs at least this, its host side and launch: the tuner's
+ * isolated cuBLAS steps of the small real-world shapes (H100, session 24,
+ * 64 launches of under 10^5 elements) took 7.3-20 us, median 11, where
+ * the model said 8; it then kept double 50_32x8,64x128 on two GEMMs
+ * (0.023 ms, 0.95-1.14x the GEMM baseline) where the fused whole-vector
+ * launch takes 14.5 us. */
+#define KB_CUBLAS_FIXED_S 11e-6
 static double kb_cublas_cost(const kb_problem_t *pb, const kb_dev_rates_t *dv, int64_t i, int64_t K)
 {
   const double esz = (double)kb_type_size(pb->type), m = (double)pb->m;
@@ -287,7 +294,7 @@ static double kb_cublas_cost(const kb_problem_t *pb, const kb_dev_rates_t *dv, i
    * FMAs'). */
   const double tb = m * ((double)K + Kn) * esz / (KB_BW_H100 * kb_cublas_bw_share(pb, i));
   const double tf = 2.0 * m * Kn * pb->p[i] / (rate * dv->fma);
-  return (tb > tf ? tb : tf) + 2 * KB_LAUNCH_S;
+  return (tb > tf ? tb : tf) + KB_CUBLAS_FIXED_S;
 }
 
 /* The whole-vector kernel (kernels/cuda/small.cu) at factors i, i-1, ...,
