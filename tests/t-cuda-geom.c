@@ -5,7 +5,8 @@
  * clusters): which steps prefetch the next vector by default, the
  * variants' kernel numbers, and a one-block request kept one block; on a
  * GPU with clusters, the model's plan of float 16x16^4 (one row over
- * clusters, KB_ROW_CL16_F).  Statically linked for the internal functions. */
+ * clusters, KB_ROW_CL16_F); with or without, the model's plan of the
+ * seed's 50_32x8,64x128 (one whole-vector launch).  Statically linked for the internal functions. */
 #include "tap.h"
 #include "cuda_internal.h"
 #include "kb_cuda_kernels.h"
@@ -83,6 +84,29 @@ static void plan_16x16(int64_t m)
          (long long)m, g.cluster, (long long)n, n > 0 ? steps[0].kernel : 0);
 }
 
+/* The model's plan of 50_32x8,64x128 (the seed's real-world row; LEFT, N):
+ * one launch of the whole-vector kernel for both factors, float and double.
+ * Double took two cuBLAS steps while the model priced them at 8 us each;
+ * the tuner's isolated ones take ~11 (H100, session 24: the fused launch
+ * 0.0182 ms a call against 0.0240, KB_CUBLAS_FIXED_S). */
+static void plan_50_32x8_64x128(kronblasDataType_t type, const char *name)
+{
+  int64_t p[2] = { 32, 64 }, q[2] = { 8, 128 }, fs_l[2] = { 1, 1 }, fs_k[2] = { 8, 128 }, n;
+  kb_cuda_pstep_t steps[2];
+  kb_problem_t pb;
+  kb_t_square_pb(type, 50, 2, p, &pb);
+  pb.q = q;
+  pb.L = q[0] * q[1];
+  pb.ys_m = pb.L;
+  pb.batch = 1;
+  pb.fs_l = fs_l;
+  pb.fs_k = fs_k;
+  n = kb_cuda_plan(&pb, KRONBLAS_KERNELS_ALL, 132, steps);
+  tap_ok(n == 1 && steps[0].kernel == KB_KERNEL_SMALL && steps[0].nf == 2,
+         "%s 50_32x8,64x128: the model's plan is one whole-vector launch (%lld steps, first kernel %d)", name,
+         (long long)n, n > 0 ? steps[0].kernel : 0);
+}
+
 int main(void)
 {
   kb_cuda_row_geom_t g;
@@ -127,5 +151,7 @@ int main(void)
   }
   plan_16x16(100);
   plan_16x16(1024);
+  plan_50_32x8_64x128(KRONBLAS_R_32F, "float");
+  plan_50_32x8_64x128(KRONBLAS_R_64F, "double");
   return tap_done();
 }
