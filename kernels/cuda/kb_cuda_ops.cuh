@@ -123,21 +123,19 @@ __device__ __forceinline__ void kb_cp16(void *dst, const void *src, bool valid)
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(s), "l"(src), "r"(valid ? 16 : 0));
 }
 
-template <int N>
-__device__ __forceinline__ void kb_cp(void *dst, const void *src, bool valid)
-{
-  const unsigned s = (unsigned)__cvta_generic_to_shared(dst);
-  asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(s), "l"(src), "n"(N),
-               "r"(valid ? N : 0));
-}
-
-// The same to a shared-memory address already converted (a loop's base
-// converted once: the conversion of a generic pointer in the loop reread
-// the block's shared window every element).
+// N bytes (4, 8 or 16) to a shared-memory address already converted
+// (a loop's base converted once: converting a generic pointer in the loop
+// reread the block's shared window every element).
 template <int N>
 __device__ __forceinline__ void kb_cp_s(unsigned dst, const void *src, bool valid)
 {
   asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(dst), "l"(src), "n"(N), "r"(valid ? N : 0));
+}
+
+template <int N>
+__device__ __forceinline__ void kb_cp(void *dst, const void *src, bool valid)
+{
+  kb_cp_s<N>((unsigned)__cvta_generic_to_shared(dst), src, valid);
 }
 
 __device__ __forceinline__ void kb_cp_commit(void) { asm volatile("cp.async.commit_group;\n" ::); }
