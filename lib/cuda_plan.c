@@ -270,13 +270,6 @@ static double kb_cublas_rate(const kb_problem_t *pb, int64_t i, int64_t K)
   return (double)pb->m * (double)K <= KB_CUBLAS_SMALL_ELEMS ? 29e12 : 33e12;
 }
 
-/* cuBLAS reaches most of the GEMM rate, FP64 tensor cores for double, and
- * moves its bytes at the share above of an H100's bandwidth, whatever the
- * device's (H200: 1024_16x16^5 float with its last factor on cuBLAS 11.7
- * ms, on the fast kernel 9.8; 1024_6x6^7 one factor 2.9 ms float, 4.7
- * double on cuBLAS, 1.3 and 1.8 fast.  Session 10: float 32x32 steps took
- * 3.9 ms at K = 2^20, m = 1024, on the H100 and 3.6 on the H200, 2.2-2.4
- * TB/s on both; double 32x32 5.67 ms on the H100, 2.95 TB/s). */
 /* A cuBLAS step costs at least this, its host side and launch: the tuner's
  * isolated cuBLAS steps of the small real-world shapes (H100, session 24,
  * 64 launches of under 10^5 elements) took 7.3-20 us, median 11, where
@@ -284,6 +277,14 @@ static double kb_cublas_rate(const kb_problem_t *pb, int64_t i, int64_t K)
  * (0.023 ms, 0.95-1.14x the GEMM baseline) where the fused whole-vector
  * launch takes 14.5 us. */
 #define KB_CUBLAS_FIXED_S 11e-6
+
+/* cuBLAS reaches most of the GEMM rate, FP64 tensor cores for double, and
+ * moves its bytes at the share above of an H100's bandwidth, whatever the
+ * device's (H200: 1024_16x16^5 float with its last factor on cuBLAS 11.7
+ * ms, on the fast kernel 9.8; 1024_6x6^7 one factor 2.9 ms float, 4.7
+ * double on cuBLAS, 1.3 and 1.8 fast.  Session 10: float 32x32 steps took
+ * 3.9 ms at K = 2^20, m = 1024, on the H100 and 3.6 on the H200, 2.2-2.4
+ * TB/s on both; double 32x32 5.67 ms on the H100, 2.95 TB/s). */
 static double kb_cublas_cost(const kb_problem_t *pb, const kb_dev_rates_t *dv, int64_t i, int64_t K)
 {
   const double esz = (double)kb_type_size(pb->type), m = (double)pb->m;
