@@ -58,7 +58,19 @@ struct kb_row_shape {
   // either way: the gain is ptxas' code for the new addresses (double P = 8
   // in one block 104 -> 124 registers), not banks.
   static constexpr bool SWZ_HI = P == 8 || (P == 4 && sizeof(T) == 4);
+  // Chunk strides the swizzle commutes with: the XOR term reads bits 3-5
+  // (and 6) of the chunk index, so adding a multiple of 64 (128) to an
+  // index adds it to the place.
+  static constexpr unsigned SWZ_PERIOD = !SWZ ? 1u : SWZ_HI ? 128u : 64u;
   static constexpr int G = sizeof(T) == 4 ? (P <= 16 ? 4 : 2) : (P <= 16 ? 2 : 1);
+  // Whether the strided digits' vector path has a linear variant
+  // (kb_row_digit_vec's LIN).  Not for double P = 4 (H100, session 25,
+  // model plans, ms with / without: double
+  // 2967_4x4^7 0.464 / 0.420, 1024_4x4^7 0.178 / 0.166 -- its 128-thread
+  // cluster kernel took 100 registers, not 86: four blocks an SM, not
+  // five); double P = 8 gains from it (1024_8x8^5 0.269 / 0.286, 320_8x8^5
+  // 0.107 / 0.114), float rows are even within 1-2%.
+  static constexpr bool LIN = !(sizeof(T) == 8 && P == 4);
   // The cluster kernel's local digits (kb_row_digit): two float slices of
   // 16 a thread, not four (H100, session 22, the tuner's timings of float
   // 1024_16x16^4 in clusters of four 256-thread blocks: 0.466 -> 0.392 ms,
@@ -69,6 +81,14 @@ struct kb_row_shape {
   static constexpr int GC = sizeof(T) == 4 && P == 16 ? 2 : G;
   static constexpr int LQ = P <= 8 ? P : (sizeof(T) == 4 && P >= 32 ? 8 : 4);
   static constexpr int NT = KB_ROW_NT;
+  // The one-block kernel's __launch_bounds__: 1024 threads for float
+  // P = 5 (it launches at most NT), so that ptxas keeps it at 64 registers
+  // as it did on its own until session 25's shared-address change (92
+  // then: two 256-thread blocks of 62.5 KB an SM instead of three, float
+  // 1024_5x5^6 0.127 -> 0.141 ms, H100).  Not (NT, 2): a second argument,
+  // even 1, on every instantiation changed ptxas' code for P = 3 and 4
+  // (float 2967_4x4^7 0.20 -> 0.26 ms, 1024_3x3^8 0.076 -> 0.085).
+  static constexpr int LB = sizeof(T) == 4 && P == 5 ? 1024 : NT;
   static_assert(P % LQ == 0, "output chunks");
 };
 
@@ -121,6 +141,22 @@ __device__ __forceinline__ void kb_row_st(T *dst, const T *src)
   }
 }
 
+// 16-byte chunk c's place in the shared row (in chunks).  Unsigned: with
+// int indices every division and remainder by VL took a sign fix-up, and
+// the swizzle's shifts arithmetic ones (ptxas, CUDA 13: ~11 instructions
+// an access in the strided digits, ~45% of the loop beside 512 FMAs).
+template <typename T, int P>
+__device__ __forceinline__ unsigned kb_row_swz(unsigned c)
+{
+  typedef kb_row_shape<T, P> S;
+  if constexpr (!S::SWZ)
+    return c;
+  else if constexpr (S::SWZ_HI)
+    return c ^ ((c >> 3) & 7u) ^ ((c >> 4) & 4u);
+  else
+    return c ^ ((c >> 3) & 7u);
+}
+
 // Element e's place in the shared row.
 template <typename T, int P>
 __device__ __forceinline__ int kb_row_at(int e)
@@ -129,24 +165,18 @@ __device__ __forceinline__ int kb_row_at(int e)
   if constexpr (!S::SWZ) {
     return e;
   } else {
-    const int c = e / S::VL;
-    if constexpr (S::SWZ_HI)
-      return (c ^ ((c >> 3) & 7) ^ ((c >> 4) & 4)) * S::VL + e % S::VL;
-    else
-      return (c ^ ((c >> 3) & 7)) * S::VL + e % S::VL;
+    const unsigned u = (unsigned)e;
+    return (int)(kb_row_swz<T, P>(u / S::VL) * S::VL + u % S::VL);
   }
 }
 
-// acc[g][j] = sum_k x[g][k] * A[k*P + l0 + j]
+// acc[g][j] = sum_k x[g][k] * A[k*P + l0 + j]; the k = 0 term a product,
+// not an FMA into zeroed registers (G * LQ / 2 fewer instructions: an
+// FMA into +0 differs from the product only in the sign of a zero).
 template <typename T, int P, int G, int LQ>
 __device__ __forceinline__ void kb_row_mac(const T (&x)[G][P], const T *__restrict__ A, int l0, T (&acc)[G][LQ])
 {
   constexpr int W = kb_row_w<T>(P) < kb_row_w<T>(LQ) ? kb_row_w<T>(P) : kb_row_w<T>(LQ);
-#pragma unroll
-  for (int g = 0; g < G; g++)
-#pragma unroll
-    for (int j = 0; j < LQ; j++)
-      acc[g][j] = T(0);
 #pragma unroll
   for (int k = 0; k < P; k++) {
     T fr[LQ];
@@ -155,22 +185,119 @@ __device__ __forceinline__ void kb_row_mac(const T (&x)[G][P], const T *__restri
     for (int g = 0; g < G; g++)
 #pragma unroll
       for (int j = 0; j < LQ; j++)
-        acc[g][j] = kb_fma(x[g][k], fr[j], acc[g][j]);
+        acc[g][j] = k == 0 ? x[g][k] * fr[j] : kb_fma(x[g][k], fr[j], acc[g][j]);
+  }
+}
+
+// Slice j's chunk c0 + i in the shared row, i < P / VL: a slice of the
+// contiguous digit is P / VL consecutive chunks from c0 = j * P / VL, so
+// where that count divides 8 they share the swizzle's term (bits 3 and up
+// of the chunk index) and it is computed once a slice.
+template <typename T, int P>
+struct kb_row_slice {
+  static constexpr int VL = kb_row_shape<T, P>::VL, NC = P / VL;
+  static constexpr bool ONE = NC > 0 && 8 % (NC > 0 ? NC : 1) == 0;   // one term a slice
+  unsigned c0, x;
+  __device__ __forceinline__ explicit kb_row_slice(unsigned j) : c0(j * NC), x(0)
+  {
+    if constexpr (ONE)
+      x = kb_row_swz<T, P>(c0) ^ c0;
+  }
+  __device__ __forceinline__ unsigned at(int i) const
+  {
+    if constexpr (ONE)
+      return (c0 + (unsigned)i) ^ x;
+    else
+      return kb_row_swz<T, P>(c0 + (unsigned)i);
+  }
+};
+
+// j / s and j % s for a digit's stride s = P^f: shifts where P is a power
+// of two (sh = log2 s), else a division.
+template <int P>
+__device__ __forceinline__ void kb_row_divmod(unsigned j, unsigned s, int sh, unsigned &hi, unsigned &lo)
+{
+  if constexpr ((P & (P - 1)) == 0) {
+    hi = j >> sh;
+    lo = j & (s - 1);
+  } else {
+    hi = j / s;
+    lo = j % s;
+  }
+}
+
+// A strided digit over vectors of G consecutive slices (consecutive lo;
+// s % G == 0 and s % VL == 0): one G-wide access per k, consecutive
+// threads on consecutive vectors.  Element base + k*s is in chunk cb +
+// k*sc at offset base % VL, the same for every k; LIN: sc is a multiple of
+// the swizzle's period, so that place is the first one's plus k*s.  GIN:
+// the inputs come from gin (global memory), in natural order.
+template <typename T, int P, int G, bool GIN, bool LIN>
+__device__ __forceinline__ void kb_row_digit_vec(T *buf, const T *__restrict__ A, int nsl, int s,
+                                                 const T *__restrict__ gin)
+{
+  typedef kb_row_shape<T, P> S;
+  constexpr int LQ = S::LQ, VL = S::VL;
+  const int nu = nsl / G, sh = __ffs(s) - 1, NT = blockDim.x;
+  const unsigned sc = (unsigned)s / VL;
+#pragma unroll 1
+  for (int u = threadIdx.x; u < nu; u += NT) {
+    unsigned hi, lo;
+    kb_row_divmod<P>((unsigned)(u * G), (unsigned)s, sh, hi, lo);
+    const unsigned base = hi * P * (unsigned)s + lo, cb = base / VL;
+    T *const b0 = buf + (LIN ? kb_row_swz<T, P>(cb) * VL : 0u) + base % VL;
+    const T *const g0 = GIN ? gin + base : nullptr;
+    T x[G][P];
+#pragma unroll
+    for (int k = 0; k < P; k++) {
+      T v[G];
+      if constexpr (GIN)
+        kb_row_ld<T, G, G>(v, g0 + k * s);
+      else if constexpr (LIN)
+        kb_row_ld<T, G, G>(v, b0 + k * s);
+      else
+        kb_row_ld<T, G, G>(v, b0 + kb_row_swz<T, P>(cb + k * sc) * VL);
+#pragma unroll
+      for (int g = 0; g < G; g++)
+        x[g][k] = v[g];
+    }
+#pragma unroll
+    for (int l0 = 0; l0 < P; l0 += LQ) {
+      T acc[G][LQ];
+      kb_row_mac<T, P, G, LQ>(x, A, l0, acc);
+#pragma unroll
+      for (int j2 = 0; j2 < LQ; j2++) {
+        T v[G];
+#pragma unroll
+        for (int g = 0; g < G; g++)
+          v[g] = acc[g][j2];
+        if constexpr (LIN)
+          kb_row_st<T, G, G>(b0 + (l0 + j2) * s, v);
+        else
+          kb_row_st<T, G, G>(b0 + kb_row_swz<T, P>(cb + (l0 + j2) * sc) * VL, v);
+      }
+    }
   }
 }
 
 // One digit of stride s in place: slice j (j < K/P) is the P elements
 // hi*P*s + lo + k*s, lo = j % s, hi = j / s.  gin: the row in global memory
 // to read the inputs from (the first digit), else the shared row.  vec_in:
-// gin allows G-element vector loads.
-template <typename T, int P, int G = kb_row_shape<T, P>::G>
+// gin allows G-element vector loads.  GIN: gin is given (a template
+// parameter, so that the shared-memory digits' loop is not the global one
+// predicated: their registers differ).
+template <typename T, int P, int G, bool GIN>
 __device__ __forceinline__ void kb_row_digit(T *buf, const T *__restrict__ A, int K, int s, const T *gin,
                                              bool vec_in)
 {
   typedef kb_row_shape<T, P> S;
   constexpr int LQ = S::LQ, VL = S::VL;
+  // The strides P^f of an odd P are odd, never a multiple of G >= 2: the
+  // vector path is left out there (compiled but dead, it raised float P =
+  // 5 from 64 to 100 registers).
+  constexpr bool VEC = P % 2 == 0 || G == 1;
   const int nsl = K / P, NT = blockDim.x, tid = threadIdx.x;
-  if (s == 1 && gin == nullptr && P % VL == 0) {
+  if (!GIN && s == 1 && P % VL == 0) {
     // The contiguous digit: each thread takes G slices NT apart and reads
     // every slice as 16-byte chunks.
 #pragma unroll 1
@@ -179,10 +306,11 @@ __device__ __forceinline__ void kb_row_digit(T *buf, const T *__restrict__ A, in
 #pragma unroll
       for (int g = 0; g < G; g++) {
         const int j = j0 + g * NT + tid;
+        const kb_row_slice<T, P> sl((unsigned)j);
 #pragma unroll
         for (int c = 0; c < P; c += VL) {
           if (j < nsl)
-            kb_row_ld<T, VL, VL>(&x[g][c], buf + kb_row_at<T, P>(j * P + c));
+            kb_row_ld<T, VL, VL>(&x[g][c], buf + sl.at(c / VL) * VL);
           else
 #pragma unroll
             for (int e = 0; e < VL; e++)
@@ -196,49 +324,29 @@ __device__ __forceinline__ void kb_row_digit(T *buf, const T *__restrict__ A, in
 #pragma unroll
         for (int g = 0; g < G; g++) {
           const int j = j0 + g * NT + tid;
+          const kb_row_slice<T, P> sl((unsigned)j);
           if (j < nsl)
 #pragma unroll
             for (int c = 0; c < LQ; c += VL)
               kb_row_st<T, (LQ < VL ? LQ : VL), kb_row_w<T>(LQ < VL ? LQ : VL)>(
-                  buf + kb_row_at<T, P>(j * P + l0 + c), &acc[g][c]);
+                  buf + sl.at((l0 + c) / VL) * VL + (l0 + c) % VL, &acc[g][c]);
         }
       }
     }
-  } else if (s % G == 0 && (gin == nullptr || vec_in)) {
-    // Vectors of G consecutive slices (consecutive lo): one G-wide access
-    // per k, consecutive threads on consecutive vectors.
-    const int nu = nsl / G;
-#pragma unroll 1
-    for (int u = tid; u < nu; u += NT) {
-      const int j = u * G, lo = j % s, hi = j / s, base = hi * P * s + lo;
-      T x[G][P];
-#pragma unroll
-      for (int k = 0; k < P; k++) {
-        T v[G];
-        if (gin != nullptr)
-          kb_row_ld<T, G, G>(v, gin + base + k * s);
-        else
-          kb_row_ld<T, G, G>(v, buf + kb_row_at<T, P>(base + k * s));
-#pragma unroll
-        for (int g = 0; g < G; g++)
-          x[g][k] = v[g];
-      }
-#pragma unroll
-      for (int l0 = 0; l0 < P; l0 += LQ) {
-        T acc[G][LQ];
-        kb_row_mac<T, P, G, LQ>(x, A, l0, acc);
-#pragma unroll
-        for (int j2 = 0; j2 < LQ; j2++) {
-          T v[G];
-#pragma unroll
-          for (int g = 0; g < G; g++)
-            v[g] = acc[g][j2];
-          kb_row_st<T, G, G>(buf + kb_row_at<T, P>(base + (l0 + j2) * s), v);
-        }
-      }
-    }
+  } else if (VEC && s % G == 0 && s % VL == 0 && (!GIN || vec_in)) {
+    if (S::LIN && (unsigned)s / VL % S::SWZ_PERIOD == 0)
+      kb_row_digit_vec<T, P, G, GIN, S::LIN>(buf, A, nsl, s, gin);
+    else
+      kb_row_digit_vec<T, P, G, GIN, false>(buf, A, nsl, s, gin);
   } else {
-    // Any stride, element by element: G slices NT apart per thread.
+    // Any stride, element by element: G slices NT apart per thread.  For
+    // double the global loads keep a run-time test of gin (always true
+    // here): ptxas' code without it ran double odd-P rows slower, with it
+    // float ones (H100, session 25, model plans, three interleaved rounds,
+    // time against the tree before the template GIN, without / with the
+    // test: double 1024_7x7^5 1.13 / 1.01, 1024_5x5^6 1.04 / 1.00, 100_7x7^4
+    // 1.15 / 1.05; float 1024_7x7^4 1.05 / 1.11, 100_7x7^4 1.01 / 1.09,
+    // 1024_5x5^6 0.99 / 1.02).
 #pragma unroll 1
     for (int j0 = 0; j0 < nsl; j0 += NT * G) {
       T x[G][P];
@@ -249,8 +357,8 @@ __device__ __forceinline__ void kb_row_digit(T *buf, const T *__restrict__ A, in
         base[g] = j < nsl ? (j / s) * P * s + j % s : -1;
 #pragma unroll
         for (int k = 0; k < P; k++)
-          x[g][k] = base[g] < 0 ? T(0) : gin != nullptr ? gin[base[g] + k * s]
-                                                        : buf[kb_row_at<T, P>(base[g] + k * s)];
+          x[g][k] = base[g] < 0 ? T(0) : GIN && (sizeof(T) == 4 || gin != nullptr) ? gin[base[g] + k * s]
+                                                                                  : buf[kb_row_at<T, P>(base[g] + k * s)];
       }
 #pragma unroll
       for (int l0 = 0; l0 < P; l0 += LQ) {
@@ -330,7 +438,7 @@ __device__ __forceinline__ void kb_row_fetch(T *dst, const T *__restrict__ src, 
 // (the cluster kernel of double 4x4 went from 96 to 104, four blocks an SM
 // instead of five: double 1024_4x4^7 0.167 -> 0.203 ms, H100).
 template <typename T, int P, bool PF>
-__global__ void __launch_bounds__(kb_row_shape<T, P>::NT) kb_row_kernel(const kb_row_args<T> a)
+__global__ void __launch_bounds__(kb_row_shape<T, P>::LB) kb_row_kernel(const kb_row_args<T> a)
 {
   typedef kb_row_shape<T, P> S;
   constexpr int VL = S::VL;
@@ -381,12 +489,12 @@ __global__ void __launch_bounds__(kb_row_shape<T, P>::NT) kb_row_kernel(const kb
       int s = 1;
       for (int f = 1; f < a.nf; f++)
         s *= P;
-      kb_row_digit<T, P>(buf, Fs + (a.nf - 1) * P * P, a.K, s, PF ? nullptr : a.in + b * a.in_bs + r * a.in_rs,
-                         a.vec_in != 0);
+      kb_row_digit<T, P, S::G, !PF>(buf, Fs + (a.nf - 1) * P * P, a.K, s, a.in + b * a.in_bs + r * a.in_rs,
+                                    a.vec_in != 0);
       for (int f = a.nf - 2; f >= 0; f--) {
         s /= P;
         __syncthreads();
-        kb_row_digit<T, P>(buf, Fs + f * P * P, a.K, s, nullptr, false);
+        kb_row_digit<T, P, S::G, false>(buf, Fs + f * P * P, a.K, s, nullptr, false);
       }
     }
     __syncthreads();
@@ -580,11 +688,11 @@ __global__ void __launch_bounds__(kb_row_shape<T, P>::NT) kb_row_cluster_kernel(
     __syncthreads();
     if (!azero) {
       int s = Sd / P;
-      kb_row_digit<T, P, S::GC>(buf, Fs + (a.nf - 2) * P * P, Kl, s, irow, a.vec_in != 0);
+      kb_row_digit<T, P, S::GC, true>(buf, Fs + (a.nf - 2) * P * P, Kl, s, irow, a.vec_in != 0);
       for (int f = a.nf - 3; f >= 0; f--) {
         s /= P;
         __syncthreads();
-        kb_row_digit<T, P, S::GC>(buf, Fs + f * P * P, Kl, s, nullptr, false);
+        kb_row_digit<T, P, S::GC, false>(buf, Fs + f * P * P, Kl, s, nullptr, false);
       }
     }
     cl.sync();   // every block's local digits done
