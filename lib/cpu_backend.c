@@ -358,9 +358,10 @@ typedef struct {
  * every thread that finds no row left to take helps it, taking its
  * units a block at a time.  Without it each thread ran its rows alone,
  * so that a call ended when the slower thread's last row did: float
- * 16_32x32^4 (8 rows a thread, a row ~2.2 ms) had one thread idle for
- * up to 2.6 ms of an 18-20 ms call (per-row TSC counters, two threads;
- * one vCPU ran digit0 15% slower than the other). */
+ * 16_32x32^4 (8 rows a thread, a row ~2.2 ms; one vCPU often 10-20%
+ * slower than the other) had its two threads end 1.7-3.7 ms apart on
+ * average in calls of 24-29 ms, 0.01-0.02 ms with it (TSC, two threads;
+ * calls alternating with the old library in one process 0.95-0.99x). */
 #define KB_CPU_TAIL_MAX 32          /* more threads: no tail rows */
 typedef struct kb_cpu_tail {
   int open;                         /* set (release) once buf is */
@@ -494,16 +495,18 @@ static void kb_cpu_groups_init(const kb_cpu_run_t *R, int beta_zero)
   }
 }
 
-/* Runs the tiles of g on the team, dynamically in chunks: a thread slowed by
- * anything else on its core does not hold the others at the barrier.  Every
- * tile is computed the same way whoever takes it, so results do not depend
- * on the schedule.  Ends with the team's barrier. */
+/* Tiles taken at a time when nthreads share ntiles (the team's loop below,
+ * tail rows). */
 static int64_t kb_cpu_tiles_chunk(int64_t ntiles, int nthreads)
 {
   const int64_t chunk = ntiles / (8 * (int64_t)nthreads);
   return chunk < 1 ? 1 : chunk;
 }
 
+/* Runs the tiles of g on the team, dynamically in chunks: a thread slowed by
+ * anything else on its core does not hold the others at the barrier.  Every
+ * tile is computed the same way whoever takes it, so results do not depend
+ * on the schedule.  Ends with the team's barrier. */
 static void kb_cpu_team_tiles(const kb_cpu_opt_t *kt, const kb_cpu_group_t *g, int nthreads, char *area)
 {
   const int64_t ntiles = kb_cpu_group_tiles(g);
@@ -571,9 +574,8 @@ static void kb_cpu_row_group(const kb_cpu_run_t *R, int k, int64_t r, char *cons
   g->out_ll = gp->S * os;
 }
 
-/* Group 0 of a plan with digits in place: its slices, split among the
- * team in chunks (of whole micro-tiles where there are many).  Ends with
- * the team's barrier. */
+/* Digit0's slices taken at a time when nthreads share group g (whole
+ * micro-tiles where there are many). */
 static int64_t kb_cpu_digit0_chunk(const kb_cpu_group_t *g, int nthreads)
 {
   const int64_t S = g->nlanes;
@@ -581,6 +583,9 @@ static int64_t kb_cpu_digit0_chunk(const kb_cpu_group_t *g, int nthreads)
   return chunk < 1 ? 1 : chunk;
 }
 
+/* Group 0 of a plan with digits in place: its slices, split among the
+ * team in chunks (of whole micro-tiles where there are many).  Ends with
+ * the team's barrier. */
 static void kb_cpu_team_digit0(const kb_cpu_opt_t *kt, const kb_cpu_group_t *g, int nthreads, char *area)
 {
   const int64_t S = g->nlanes;
