@@ -344,7 +344,31 @@ typedef struct {
   /* PER_ROW on rows with pl->pf_next_row: group k reads ahead bytes
    * [pf_off[k], pf_off[k + 1]) of the thread's next row of X */
   int64_t pf_off[KB_CPU_PLAN_MAXF + 1];
+  /* PER_ROW on rows: the last rows (tail rows, kb_cpu_tail_row) are
+   * shared, tail[r - (m - ntail)] for row r (ntail 0: none).  Their work
+   * is numbered as units (digit0's chunks, then the tiles of each later
+   * group): group k's are [tail_end[k - 1], tail_end[k]), taken
+   * tail_blk[k] at a time. */
+  struct kb_cpu_tail *tail;
+  int ntail;
+  int64_t tail_end[KB_CPU_PLAN_MAXF], tail_blk[KB_CPU_PLAN_MAXF];
 } kb_cpu_run_t;
+
+/* A tail row of PER_ROW on rows: the thread that takes it opens it, and
+ * every thread that finds no row left to take helps it, taking its
+ * units a block at a time.  Without it each thread ran its rows alone,
+ * so that a call ended when the slower thread's last row did: float
+ * 16_32x32^4 (8 rows a thread, a row ~2.2 ms; one vCPU often 10-20%
+ * slower than the other) had its two threads end 1.7-3.7 ms apart on
+ * average in calls of 24-29 ms, 0.01-0.02 ms with it (TSC, two threads;
+ * calls alternating with the old library in one process 0.95-0.99x). */
+#define KB_CPU_TAIL_MAX 32          /* more threads: no tail rows */
+typedef struct kb_cpu_tail {
+  int open;                         /* set (release) once buf is */
+  char *buf[2];                     /* the owner's row buffers */
+  int64_t next;                     /* the next unit not yet taken */
+  int64_t done;                     /* units finished */
+} __attribute__((aligned(64))) kb_cpu_tail_t;
 
 /* The dense step of a banded plan (real types): B^T[k*qp + l] = prod over
  * digits f..f+nd-1 of A_j[l_j, k_j] (l, k in Kronecker order, the slowest
@@ -471,6 +495,14 @@ static void kb_cpu_groups_init(const kb_cpu_run_t *R, int beta_zero)
   }
 }
 
+/* Tiles taken at a time when nthreads share ntiles (the team's loop below,
+ * tail rows). */
+static int64_t kb_cpu_tiles_chunk(int64_t ntiles, int nthreads)
+{
+  const int64_t chunk = ntiles / (8 * (int64_t)nthreads);
+  return chunk < 1 ? 1 : chunk;
+}
+
 /* Runs the tiles of g on the team, dynamically in chunks: a thread slowed by
  * anything else on its core does not hold the others at the barrier.  Every
  * tile is computed the same way whoever takes it, so results do not depend
@@ -478,9 +510,8 @@ static void kb_cpu_groups_init(const kb_cpu_run_t *R, int beta_zero)
 static void kb_cpu_team_tiles(const kb_cpu_opt_t *kt, const kb_cpu_group_t *g, int nthreads, char *area)
 {
   const int64_t ntiles = kb_cpu_group_tiles(g);
-  int64_t chunk = ntiles / (8 * (int64_t)nthreads), c, nchunks;
-  if (chunk < 1)
-    chunk = 1;
+  const int64_t chunk = kb_cpu_tiles_chunk(ntiles, nthreads);
+  int64_t c, nchunks;
   nchunks = (ntiles + chunk - 1) / chunk;
 #pragma omp for schedule(dynamic, 1)
   for (c = 0; c < nchunks; c++)
@@ -543,20 +574,114 @@ static void kb_cpu_row_group(const kb_cpu_run_t *R, int k, int64_t r, char *cons
   g->out_ll = gp->S * os;
 }
 
+/* Digit0's slices taken at a time when nthreads share group g (whole
+ * micro-tiles where there are many). */
+static int64_t kb_cpu_digit0_chunk(const kb_cpu_group_t *g, int nthreads)
+{
+  const int64_t S = g->nlanes;
+  const int64_t chunk = g->nf > 1 ? S / (8 * (int64_t)nthreads) : (S / (8 * (int64_t)nthreads) + 11) / 12 * 12;
+  return chunk < 1 ? 1 : chunk;
+}
+
 /* Group 0 of a plan with digits in place: its slices, split among the
  * team in chunks (of whole micro-tiles where there are many).  Ends with
  * the team's barrier. */
 static void kb_cpu_team_digit0(const kb_cpu_opt_t *kt, const kb_cpu_group_t *g, int nthreads, char *area)
 {
   const int64_t S = g->nlanes;
-  int64_t chunk = g->nf > 1 ? S / (8 * (int64_t)nthreads) : (S / (8 * (int64_t)nthreads) + 11) / 12 * 12;
+  const int64_t chunk = kb_cpu_digit0_chunk(g, nthreads);
   int64_t c, nchunks;
-  if (chunk < 1)
-    chunk = 1;
   nchunks = (S + chunk - 1) / chunk;
 #pragma omp for schedule(dynamic, 1)
   for (c = 0; c < nchunks; c++)
     kt->digit0(g, c * chunk, (c + 1) * chunk < S ? (c + 1) * chunk : S, area);
+}
+
+static int kb_cpu_test_tail_helper;   /* test hook, kb_cpu_test_force_tail_helper */
+static long kb_cpu_tail_help_units;   /* test hook: units run by a thread not a row's owner */
+
+static void kb_cpu_spin(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+
+/* The next row not yet taken if it is below lim, else -1: rows below lim
+ * are reserved ahead (read ahead), tail rows only taken when a thread
+ * starts one. */
+static int64_t kb_cpu_take_row(int64_t *next, int64_t lim)
+{
+  int64_t r = __atomic_load_n(next, __ATOMIC_RELAXED);
+  while (r < lim)
+    if (__atomic_compare_exchange_n(next, &r, r + 1, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+      return r;
+  return -1;
+}
+
+/* Takes and runs units of tail row r (state st, opened) until none is
+ * left; a group's units start once every unit of the groups before is
+ * done (the group reads their output).  Each chunk or tile is computed
+ * the same way whoever takes it.  owner: the thread that opened it. */
+static void kb_cpu_tail_work(const kb_cpu_run_t *R, kb_cpu_tail_t *st, int64_t r, char *area, int owner)
+{
+  const kb_cpu_plan_t *pl = R->pl;
+  const int ng = pl->ngroups;
+  const int64_t total = R->tail_end[ng - 1];
+  kb_cpu_group_t g;
+  int64_t u = __atomic_load_n(&st->next, __ATOMIC_RELAXED), u1, b0;
+  int k, gk = -1;
+  while (u < total) {
+    for (k = 0; R->tail_end[k] <= u; k++)
+      ;
+    u1 = u + R->tail_blk[k] < R->tail_end[k] ? u + R->tail_blk[k] : R->tail_end[k];
+    if (!__atomic_compare_exchange_n(&st->next, &u, u1, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+      continue;   /* u is the counter's value now */
+    b0 = k > 0 ? R->tail_end[k - 1] : 0;
+    while (__atomic_load_n(&st->done, __ATOMIC_ACQUIRE) < b0)
+      kb_cpu_spin();
+    if (gk != k) {
+      kb_cpu_row_group(R, k, r, st->buf, &g);
+      g.pf_chunk = k == 0 && pl->d0_next_chunk;
+      gk = k;
+    }
+    if (pl->inplace && k == 0)
+      pl->kt->digit0(&g, u - b0, u1 - b0, area);
+    else
+      pl->kt->group(&g, u - b0, u1 - b0, area);
+    if (!owner)
+      __atomic_fetch_add(&kb_cpu_tail_help_units, u1 - u, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&st->done, u1 - u, __ATOMIC_RELEASE);
+    u = __atomic_load_n(&st->next, __ATOMIC_RELAXED);
+  }
+}
+
+/* Tail row r, taken by this thread: opened to the others with its row
+ * buffers buf, run, and waited for (buf is this thread's, reused by the
+ * next row it takes).  help_only (test hook): leave its work to others. */
+static void kb_cpu_tail_row(const kb_cpu_run_t *R, int64_t r, char *const buf[2], char *area, int help_only)
+{
+  kb_cpu_tail_t *st = &R->tail[r - (R->pb->m - R->ntail)];
+  st->buf[0] = buf[0];
+  st->buf[1] = buf[1];
+  __atomic_store_n(&st->open, 1, __ATOMIC_RELEASE);
+  if (!help_only)
+    kb_cpu_tail_work(R, st, r, area, 1);
+  while (__atomic_load_n(&st->done, __ATOMIC_ACQUIRE) < R->tail_end[R->pl->ngroups - 1])
+    kb_cpu_spin();
+}
+
+/* No row is left to take: helps the tail rows (all taken, so each opens
+ * soon if not yet) with what is left of them. */
+static void kb_cpu_tail_help(const kb_cpu_run_t *R, char *area)
+{
+  int i;
+  for (i = 0; i < R->ntail; i++) {
+    kb_cpu_tail_t *st = &R->tail[i];
+    while (!__atomic_load_n(&st->open, __ATOMIC_ACQUIRE))
+      kb_cpu_spin();
+    kb_cpu_tail_work(R, st, R->pb->m - R->ntail + i, area, 0);
+  }
 }
 
 /* PER_ROW: every row goes through all groups while its two row buffers stay
@@ -572,23 +697,32 @@ static void kb_cpu_run_rows(const kb_cpu_run_t *R, int tid, int nthreads)
   int k;
 
   if (pl->split_rows) {
-    const int64_t m = R->pb->m;
+    const int64_t m = R->pb->m, tail0 = m - R->ntail;
     const size_t esz = pl->esz;
+    /* test hook: thread 0 only helps, the others only open their tail rows */
+    const int hook = kb_cpu_test_tail_helper && nthreads > 1 && R->ntail > 0;
     int64_t rn;
     int ahead = 0;
     buf[0] = area + pl->thread_tile_bytes;
     buf[1] = buf[0] + (pl->thread_bytes - pl->thread_tile_bytes) / 2;
     /* Rows are taken one at a time from a shared counter (a thread slowed
      * by anything else on its core does not hold the others), each thread
-     * claiming its next row when it starts one, so that its groups can
-     * read that row of X ahead into L2 while they compute.  Every row is
+     * claiming its next row when it starts one where it reads that row of
+     * X ahead into L2 while its groups compute, else when it gets there.
+     * The last rows (the tail, one per thread) are taken only when a
+     * thread starts one, and shared (kb_cpu_tail_row).  Every row is
      * computed the same way whoever takes it. */
-    r = __atomic_fetch_add(R->next_row, 1, __ATOMIC_RELAXED);
-    while (r < m) {
-      rn = __atomic_fetch_add(R->next_row, 1, __ATOMIC_RELAXED);
+    r = hook && tid == 0 ? -1 : kb_cpu_take_row(R->next_row, m);
+    while (r >= 0) {
+      if (r >= tail0) {
+        kb_cpu_tail_row(R, r, buf, area, hook);
+        r = kb_cpu_take_row(R->next_row, m);
+        continue;
+      }
+      rn = pl->pf_next_row ? kb_cpu_take_row(R->next_row, tail0) : -1;
       for (k = 0; k < pl->ngroups; k++) {
         kb_cpu_row_group(R, k, r, buf, &g);
-        if (pl->pf_next_row && rn < m && R->pf_off[k + 1] > R->pf_off[k]) {
+        if (rn >= 0 && R->pf_off[k + 1] > R->pf_off[k]) {
           g.pf_ahead = R->X + (ptrdiff_t)(rn * R->pb->xs_m) * (ptrdiff_t)esz + R->pf_off[k];
           g.pf_ahead_bytes = R->pf_off[k + 1] - R->pf_off[k];
         }
@@ -602,9 +736,11 @@ static void kb_cpu_run_rows(const kb_cpu_run_t *R, int tid, int nthreads)
         else
           pl->kt->group(&g, 0, kb_cpu_group_tiles(&g), area);
       }
-      ahead = pl->pf_next_row;
-      r = rn;
+      /* a row not read ahead has its first tiles prefetched again */
+      ahead = rn >= 0;
+      r = rn >= 0 ? rn : kb_cpu_take_row(R->next_row, m);
     }
+    kb_cpu_tail_help(R, area);
   } else {
     buf[0] = R->ws + pl->off_buf[0];
     buf[1] = R->ws + pl->off_buf[1];
@@ -695,6 +831,16 @@ static void kb_cpu_pf_split(const kb_cpu_plan_t *pl, const kb_problem_t *pb, int
 static long kb_cpu_inplace_runs;   /* test hook: entries run with digits in place */
 static long kb_cpu_band_runs;      /* test hook: entries run with banded plans */
 static int kb_cpu_last_team = 1;   /* test hook: team size of the last region */
+
+void kb_cpu_test_force_tail_helper(int on)
+{
+  kb_cpu_test_tail_helper = on;
+}
+
+long kb_cpu_test_tail_help_units(void)
+{
+  return __atomic_load_n(&kb_cpu_tail_help_units, __ATOMIC_RELAXED);
+}
 
 int kb_cpu_test_last_team(void)
 {
@@ -861,6 +1007,7 @@ static void kb_cpu_run_fast(const kb_cpu_plan_t *pl, const kb_problem_t *pb, cha
   kb_cpu_run_t R;
   const int nthreads = pl->nthreads;
   int64_t next_row;
+  kb_cpu_tail_t tail[KB_CPU_TAIL_MAX];
   R.pl = pl;
   R.pb = pb;
   R.ws = ws;
@@ -878,6 +1025,26 @@ static void kb_cpu_run_fast(const kb_cpu_plan_t *pl, const kb_problem_t *pb, cha
   R.next_row = &next_row;
   kb_cpu_pf_split(pl, pb, R.pf_off);
   kb_cpu_groups_init(&R, beta_zero);
+  /* one tail row per thread of the team asked for (a smaller team leaves
+   * rows to the threads it has, which help each other the same way) */
+  R.ntail = 0;
+  R.tail = NULL;
+  if (pl->strategy == KB_CPU_PER_ROW && pl->split_rows && nthreads > 1 && nthreads <= KB_CPU_TAIL_MAX) {
+    char *const nobuf[2] = { NULL, NULL };
+    kb_cpu_group_t g;
+    int k;
+    R.ntail = pb->m < nthreads ? (int)pb->m : nthreads;
+    R.tail = tail;
+    memset(tail, 0, (size_t)R.ntail * sizeof tail[0]);
+    for (k = 0; k < pl->ngroups; k++) {
+      const int d0 = pl->inplace && k == 0;
+      int64_t n;
+      kb_cpu_row_group(&R, k, 0, nobuf, &g);
+      n = d0 ? g.nlanes : kb_cpu_group_tiles(&g);
+      R.tail_blk[k] = d0 ? kb_cpu_digit0_chunk(&g, nthreads) : kb_cpu_tiles_chunk(n, nthreads);
+      R.tail_end[k] = (k > 0 ? R.tail_end[k - 1] : 0) + n;
+    }
+  }
   if (pl->inplace)
     __atomic_fetch_add(&kb_cpu_inplace_runs, 1, __ATOMIC_RELAXED);
   /* The work is handed out by (orphaned) worksharing loops, so a team

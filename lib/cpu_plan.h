@@ -244,6 +244,13 @@ long kb_cpu_test_tdense_runs(void);  /* batch entries run with one */
 void kb_cpu_test_force_band_hp8(int hp8);
 long kb_cpu_test_hp8_runs(void);     /* batch entries run with it */
 long kb_cpu_test_band_runs(void);
+/* Tail rows of plans on rows (lib/cpu_backend.c, kb_cpu_tail_row): on,
+ * thread 0 of a team of two or more takes no rows and only helps the
+ * others' tail rows, and they leave their tail rows' work to it; and how
+ * many units (chunks, tiles) of tail rows this process has run on threads
+ * other than the row's. */
+void kb_cpu_test_force_tail_helper(int on);
+long kb_cpu_test_tail_help_units(void);
 /* The team size the last fast-path region ran with (omp_get_num_threads
  * inside it; 1 without OpenMP), and the small-work limit in force
  * (KRONBLAS_CPU_SMALL_WORK or the default; 0: off), lib/cpu_backend.c. */

@@ -636,7 +636,7 @@ int main(void)
   if (kb_cpu_test_force_isa(KB_TEST_ISA) != 0)
     tap_skip_all("this CPU or build has no %s kernels", KB_TEST_ISA);
   kb_rng_seed(&r, seed);
-  tap_plan(1 + 4 * 4 + 2 + 2 + 2 + 2 + 2 + 2 + 2 + 2 + 2 + 2 + 2 + 1 + 1 + 1 + 1 + 1 + 1);
+  tap_plan(1 + 4 * 5 + 2 + 2 + 2 + 2 + 2 + 2 + 2 + 2 + 2 + 2 + 2 + 1 + 1 + 1 + 1 + 1 + 1);
   tap_ok(kronblasCreateWithBackend(&h, KRONBLAS_BACKEND_CPU) == KRONBLAS_STATUS_SUCCESS, "CPU handle");
 
   t0 = kb_t_now();
@@ -1365,6 +1365,58 @@ int main(void)
   }
 
   tap_diag("thread counts: %.2f s", kb_t_now() - t0);
+  t0 = kb_t_now();
+  /* 4b. tail rows of plans on rows (the last row of each thread, shared):
+   * with the test hook thread 0 takes no rows and runs every unit
+   * (digit0's chunks, tiles) of the others' tail rows, in their row
+   * buffers, group after group; per-row plans of one to three groups, in
+   * place or not, 2 and 3 threads, m from all rows tail (m = threads) to
+   * 13, against the explicit product */
+  for (ti = 0; ti < 4; ti++) {
+    const kronblasDataType_t type = kb_t_types[ti];
+    const kb_cpu_opt_t *kt = kb_cpu_kernels_for(type);
+    static const int64_t ms[2][4] = { { 2, 4, 12, 13 }, { 3, 6, 12, 13 } };
+    const long units0 = kb_cpu_test_tail_help_units();
+    int nbad = 0, nrun = 0, c;
+    long units;
+    first[0] = '\0';
+    kb_cpu_test_force_tail_helper(1);
+    for (c = 0; c < 24; c++) {
+      kb_t_prob_t P;
+      int64_t i;
+      memset(&P, 0, sizeof P);
+      P.type = type;
+      P.nthreads = 2 + c % 2;
+      P.m = ms[c % 2][c / 2 % 4];
+      P.n = 3;
+      for (i = 0; i < P.n; i++)
+        P.p[i] = P.q[i] = 4 + (c + i) % 3 * 2;
+      P.batch = 1;
+      P.fuse = c % 3 + 1;
+      P.strategy = KB_CPU_PER_ROW;
+      /* digits in place need X along K (LEFT, X not transposed) */
+      P.inplace = ti < 2 && c % 4 < 2 ? 1 : 2;
+      if (P.inplace == 2) {
+        P.side = (int)kb_rng_range(&r, 0, 1);
+        P.tX = (int)kb_rng_range(&r, 0, 2);
+        P.tF = (int)kb_rng_range(&r, 0, 2);
+      }
+      P.band = 2;
+      P.alpha_one = (int)kb_rng_range(&r, 0, 1);
+      P.beta_zero = (int)kb_rng_range(&r, 0, 1);
+      P.pad = kb_rng_range(&r, 0, 2);
+      kb_t_one(h, &P, kb_rng_next(&r), 1, &nbad, &nrun, first, sizeof first);
+    }
+    kb_cpu_test_force_tail_helper(0);
+    units = kb_cpu_test_tail_help_units() - units0;
+    if (kt == NULL)
+      tap_ok(nbad == 0 && units == 0, "%s: no tail rows without optimised kernels", kb_oracle_type_name(type));
+    else
+      tap_ok(nbad == 0 && units >= nrun, "%s: tail rows run by a helper thread (plans on rows, 1-3 groups, "
+             "in place or not, 2 and 3 threads): %d of %d wrong, %ld units helped%s%s",
+             kb_oracle_type_name(type), nbad, nrun, units, nbad ? ": " : "", first);
+  }
+  tap_diag("tail rows: %.2f s", kb_t_now() - t0);
   /* 5. read-ahead of each thread's next row of X (pf_next_row): on in the
    * model's plan where it fits, off through the plan options, a spec and a
    * wisdom entry (" ra0"), which parses strictly and gives right results */
