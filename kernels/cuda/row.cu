@@ -561,6 +561,21 @@ __device__ __forceinline__ void kb_dsm_ld(T *dst, uint32_t addr)
   }
 }
 
+// A cluster barrier that orders nothing (arrive.relaxed): for the second
+// barrier of a row, which only says that this thread's loads from the
+// other blocks' rows are done -- they are, every loaded value having been
+// consumed by the stores that precede the arrive -- so that no block exits
+// while the others read its row.  cluster.sync()'s release arrive is a
+// MEMBAR.ALL.GPU in SASS, which waits for those global stores to complete
+// before the block can leave its SM (H100, session 26, model plans, three
+// interleaved rounds, with / without: double cluster rows 0.97-0.98,
+// float 1024_8x8^6's row in clusters of eight, one block an SM, 1.73 ->
+// 1.53 ms in the tuner; float 16^4 (two blocks an SM) even).
+__device__ __forceinline__ void kb_cluster_sync_relaxed()
+{
+  asm volatile("barrier.cluster.arrive.relaxed.aligned;\n\tbarrier.cluster.wait.aligned;" ::: "memory");
+}
+
 // The shared::cluster address of p (this block's shared memory) in block rank.
 __device__ __forceinline__ uint32_t kb_dsm_map(const void *p, int rank)
 {
@@ -573,8 +588,11 @@ __device__ __forceinline__ uint32_t kb_dsm_map(const void *p, int rank)
 
 // The slowest digit across the cluster for positions [i0, i0 + n), GW
 // consecutive ones (in one 16-byte chunk; n % GW == 0, Y aligned to GW) per
-// thread at a time.
-template <typename T, int P, int PER, int GW>
+// thread at a time.  LIN: S a multiple of the swizzle's period, so that
+// position j * S + i lies j * S after i's place (one swizzle a position,
+// not PER: float 16's load block 97 -> 85 instructions; alone within
+// 0.98-1.01 of before on the cluster rows, H100, session 26).
+template <typename T, int P, int PER, int GW, bool LIN>
 __device__ __forceinline__ void kb_row_cross(T *buf, const T *__restrict__ A, int S, int i0, int n, T *orow,
                                              int epilogue, T alpha, T beta, bool azero, bool bzero)
 {
@@ -589,10 +607,13 @@ __device__ __forceinline__ void kb_row_cross(T *buf, const T *__restrict__ A, in
     const int i = i0 + u * GW;
     T x[GW][P];
     if (!azero) {
+      const uint32_t at = LIN ? (uint32_t)kb_row_at<T, P>(i) * (uint32_t)sizeof(T) : 0u;
 #pragma unroll
       for (int k = 0; k < P; k++) {
         T v[GW];
-        kb_dsm_ld<T, GW>(v, base[k / PER] + (uint32_t)(kb_row_at<T, P>((k % PER) * S + i) * sizeof(T)));
+        const uint32_t place = LIN ? at + (uint32_t)((k % PER) * S) * (uint32_t)sizeof(T)
+                                   : (uint32_t)(kb_row_at<T, P>((k % PER) * S + i) * sizeof(T));
+        kb_dsm_ld<T, GW>(v, base[k / PER] + place);
 #pragma unroll
         for (int g = 0; g < GW; g++)
           x[g][k] = v[g];
@@ -674,6 +695,10 @@ __global__ void __launch_bounds__(kb_row_shape<T, P>::NT) kb_row_cluster_kernel(
     Sd *= P;
   const int ipb = Sd / C, i0 = rank * ipb;
   const bool vec = a.vec_out_g && ipb % G == 0;   // (GX divides G)
+  // The cross digit's linear places (kb_row_cross's LIN): only power-of-two
+  // P has strides that are multiples of the swizzle's period.
+  constexpr bool LINX = (P & (P - 1)) == 0;
+  const bool lin = LINX && (unsigned)Sd / S::VL % S::SWZ_PERIOD == 0;
 
   int64_t fb = -1;
 #pragma unroll 1
@@ -696,13 +721,16 @@ __global__ void __launch_bounds__(kb_row_shape<T, P>::NT) kb_row_cluster_kernel(
       }
     }
     cl.sync();   // every block's local digits done
-    if (vec)
-      kb_row_cross<T, P, PER, GX>(buf, Fs + (a.nf - 1) * P * P, Sd, i0, ipb, orow, a.epilogue, ep.alpha, ep.beta,
-                                  azero, ep.bzero);
+    if (vec && lin)
+      kb_row_cross<T, P, PER, GX, LINX>(buf, Fs + (a.nf - 1) * P * P, Sd, i0, ipb, orow, a.epilogue, ep.alpha,
+                                        ep.beta, azero, ep.bzero);
+    else if (vec)
+      kb_row_cross<T, P, PER, GX, false>(buf, Fs + (a.nf - 1) * P * P, Sd, i0, ipb, orow, a.epilogue, ep.alpha,
+                                         ep.beta, azero, ep.bzero);
     else
       kb_row_cross_ew<T, P, PER>(buf, Fs + (a.nf - 1) * P * P, Sd, i0, ipb, orow, a.epilogue, ep.alpha, ep.beta,
                                  azero, ep.bzero);
-    cl.sync();   // the others have read this block's row
+    kb_cluster_sync_relaxed();   // the others have read this block's row
   }
 #endif
 }
