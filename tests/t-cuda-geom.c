@@ -107,6 +107,70 @@ static void plan_50_32x8_64x128(kronblasDataType_t type, const char *name)
          (long long)n, n > 0 ? steps[0].kernel : 0);
 }
 
+/* Whether the row kernel's magic numbers (the multiplier plus delta: a
+ * planted error) divide n by d as the processor does, for n at the
+ * multiples of d around a few places (and at 2^31 - 1) and at random below
+ * 2^31. */
+static int magic_ok(uint32_t d, int delta, uint64_t *rng)
+{
+  static const uint32_t at[] = { 0, 1, 1000, 65535, 65536, 1u << 20, 12345678, 1u << 30, 2147483647u };
+  uint32_t mul;
+  int sh, i, k;
+  kb_cuda_row_magic(d, &mul, &sh);
+  if (mul != 0)
+    mul += (uint32_t)delta;
+  for (i = 0; i < (int)(sizeof at / sizeof at[0]); i++)
+    for (k = -2; k <= 2; k++) {
+      const int64_t base = (int64_t)(at[i] / d) * d + (int64_t)k * d;
+      int64_t n;
+      for (n = base - 1; n <= base + 1; n++) {
+        uint32_t q;
+        if (n < 0 || n > 2147483647)
+          continue;
+        q = mul == 0 ? (uint32_t)n : (uint32_t)(((uint64_t)n * mul) >> 32) >> sh;
+        if (q != (uint32_t)n / d)
+          return 0;
+      }
+    }
+  for (i = 0; i < 2000; i++) {
+    uint32_t n, q;
+    *rng = *rng * 6364136223846793005ull + 1442695040888963407ull;
+    n = (uint32_t)(*rng >> 33);
+    q = mul == 0 ? n : (uint32_t)(((uint64_t)n * mul) >> 32) >> sh;
+    if (q != n / d)
+      return 0;
+  }
+  return 1;
+}
+
+/* The strides P^e of every P up to 64 below 2^31, every divisor up to
+ * 4096, and the largest ones. */
+static void magic(void)
+{
+  uint64_t rng = 12345;
+  uint32_t d, P;
+  int ok = 1, low = 1, high = 1;
+  for (P = 2; P <= 64; P++) {
+    uint64_t s;
+    for (s = 1; s < 2147483648u; s *= P)
+      ok = ok && magic_ok((uint32_t)s, 0, &rng);
+  }
+  for (d = 1; d <= 4096; d++)
+    ok = ok && magic_ok(d, 0, &rng);
+  for (d = 2147483647u; d > 2147483647u - 64; d--)
+    ok = ok && magic_ok(d, 0, &rng);
+  tap_ok(ok, "row kernel: magic-number division equals n / d for the strides P^e and other divisors");
+  /* planted: multipliers one off must fail the same check */
+  for (P = 3; P <= 64; P += 2) {
+    uint64_t s;
+    for (s = P; s < 2147483648u; s *= P) {
+      low = low && magic_ok((uint32_t)s, -1, &rng);
+      high = high && magic_ok((uint32_t)s, 1, &rng);
+    }
+  }
+  tap_ok(!low && !high, "row kernel: the check sees multipliers one too small and one too large");
+}
+
 int main(void)
 {
   kb_cuda_row_geom_t g;
@@ -149,6 +213,7 @@ int main(void)
     }
     tap_ok(ok, "%s", e->what);
   }
+  magic();
   plan_16x16(100);
   plan_16x16(1024);
   plan_50_32x8_64x128(KRONBLAS_R_32F, "float");

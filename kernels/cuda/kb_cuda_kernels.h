@@ -297,6 +297,10 @@ int kb_cuda_row_geom_k(int kern, int type, int64_t m, int64_t batch, int64_t K, 
                        const int64_t *q, kb_cuda_row_geom_t *g);
 /* Launches a KB_KERNEL_ROW step.  Returns a cudaError_t. */
 int kb_cuda_row_launch(const kb_cuda_step_t *st, void *stream);
+/* The magic number of a digit stride d (1 <= d < 2^31) for the whole-row
+ * kernel's divisions (row.cu): n / d = umulhi(n, mul) >> sh for every
+ * n < 2^31; mul = 0 for d = 1. */
+void kb_cuda_row_magic(uint32_t d, uint32_t *mul, int *sh);
 
 /* Makes every fast kernel that needs more than 48 KB of shared memory able
  * to get it on the current device.  Returns a cudaError_t. */

@@ -89,6 +89,12 @@ struct kb_row_shape {
   // even 1, on every instantiation changed ptxas' code for P = 3 and 4
   // (float 2967_4x4^7 0.20 -> 0.26 ms, 1024_3x3^8 0.076 -> 0.085).
   static constexpr int LB = sizeof(T) == 4 && P == 5 ? 1024 : NT;
+  // The cluster kernel's: 768 threads for float P = 5 (at most 80
+  // registers: three 256-thread blocks of its 62.5 KB shares an SM, as it
+  // ran at 64 registers before session 26's magic-number division, which
+  // took it to 93 -- two blocks, float 1024_5x5^7 1.27 -> 1.49 ms, H100 --
+  // and which spills 80 bytes capped at 64).
+  static constexpr int LBC = sizeof(T) == 4 && P == 5 ? 768 : NT;
   static_assert(P % LQ == 0, "output chunks");
 };
 
@@ -212,17 +218,21 @@ struct kb_row_slice {
   }
 };
 
-// j / s and j % s for a digit's stride s = P^f: shifts where P is a power
-// of two (sh = log2 s), else a division.
+// j / s and j % s (j < 2^31) for a digit's stride s = P^e: shifts where P
+// is a power of two (sh = log2 s), else a multiply-high and a shift with
+// the magic number of s (mul and sh from kb_cuda_row_magic, computed on the
+// host: kb_row_args' dmul, dsh; mul = 0 for s = 1), not a division (~20
+// instructions unsigned, ~28 signed).
 template <int P>
-__device__ __forceinline__ void kb_row_divmod(unsigned j, unsigned s, int sh, unsigned &hi, unsigned &lo)
+__device__ __forceinline__ void kb_row_divmod(unsigned j, unsigned s, int sh, unsigned mul, unsigned &hi,
+                                              unsigned &lo)
 {
   if constexpr ((P & (P - 1)) == 0) {
     hi = j >> sh;
     lo = j & (s - 1);
   } else {
-    hi = j / s;
-    lo = j % s;
+    hi = mul == 0 ? j : __umulhi(j, mul) >> sh;
+    lo = j - hi * s;
   }
 }
 
@@ -233,17 +243,17 @@ __device__ __forceinline__ void kb_row_divmod(unsigned j, unsigned s, int sh, un
 // the swizzle's period, so that place is the first one's plus k*s.  GIN:
 // the inputs come from gin (global memory), in natural order.
 template <typename T, int P, int G, bool GIN, bool LIN>
-__device__ __forceinline__ void kb_row_digit_vec(T *buf, const T *__restrict__ A, int nsl, int s,
-                                                 const T *__restrict__ gin)
+__device__ __forceinline__ void kb_row_digit_vec(T *buf, const T *__restrict__ A, int nsl, int s, unsigned mul,
+                                                 int msh, const T *__restrict__ gin)
 {
   typedef kb_row_shape<T, P> S;
   constexpr int LQ = S::LQ, VL = S::VL;
-  const int nu = nsl / G, sh = __ffs(s) - 1, NT = blockDim.x;
+  const int nu = nsl / G, sh = (P & (P - 1)) == 0 ? __ffs(s) - 1 : msh, NT = blockDim.x;
   const unsigned sc = (unsigned)s / VL;
 #pragma unroll 1
   for (int u = threadIdx.x; u < nu; u += NT) {
     unsigned hi, lo;
-    kb_row_divmod<P>((unsigned)(u * G), (unsigned)s, sh, hi, lo);
+    kb_row_divmod<P>((unsigned)(u * G), (unsigned)s, sh, mul, hi, lo);
     const unsigned base = hi * P * (unsigned)s + lo, cb = base / VL;
     T *const b0 = buf + (LIN ? kb_row_swz<T, P>(cb) * VL : 0u) + base % VL;
     const T *const g0 = GIN ? gin + base : nullptr;
@@ -281,14 +291,15 @@ __device__ __forceinline__ void kb_row_digit_vec(T *buf, const T *__restrict__ A
 }
 
 // One digit of stride s in place: slice j (j < K/P) is the P elements
-// hi*P*s + lo + k*s, lo = j % s, hi = j / s.  gin: the row in global memory
-// to read the inputs from (the first digit), else the shared row.  vec_in:
+// hi*P*s + lo + k*s, lo = j % s, hi = j / s (mul, msh: s's magic number,
+// kb_row_divmod).  gin: the row in global memory to read the inputs from
+// (the first digit), else the shared row.  vec_in:
 // gin allows G-element vector loads.  GIN: gin is given (a template
 // parameter, so that the shared-memory digits' loop is not the global one
 // predicated: their registers differ).
 template <typename T, int P, int G, bool GIN>
-__device__ __forceinline__ void kb_row_digit(T *buf, const T *__restrict__ A, int K, int s, const T *gin,
-                                             bool vec_in)
+__device__ __forceinline__ void kb_row_digit(T *buf, const T *__restrict__ A, int K, int s, unsigned mul, int msh,
+                                             const T *gin, bool vec_in)
 {
   typedef kb_row_shape<T, P> S;
   constexpr int LQ = S::LQ, VL = S::VL;
@@ -335,9 +346,9 @@ __device__ __forceinline__ void kb_row_digit(T *buf, const T *__restrict__ A, in
     }
   } else if (VEC && s % G == 0 && s % VL == 0 && (!GIN || vec_in)) {
     if (S::LIN && (unsigned)s / VL % S::SWZ_PERIOD == 0)
-      kb_row_digit_vec<T, P, G, GIN, S::LIN>(buf, A, nsl, s, gin);
+      kb_row_digit_vec<T, P, G, GIN, S::LIN>(buf, A, nsl, s, mul, msh, gin);
     else
-      kb_row_digit_vec<T, P, G, GIN, false>(buf, A, nsl, s, gin);
+      kb_row_digit_vec<T, P, G, GIN, false>(buf, A, nsl, s, mul, msh, gin);
   } else {
     // Any stride, element by element: G slices NT apart per thread.  For
     // double the global loads keep a run-time test of gin (always true
@@ -354,7 +365,16 @@ __device__ __forceinline__ void kb_row_digit(T *buf, const T *__restrict__ A, in
 #pragma unroll
       for (int g = 0; g < G; g++) {
         const int j = j0 + g * NT + tid;
-        base[g] = j < nsl ? (j / s) * P * s + j % s : -1;
+        if constexpr ((P & (P - 1)) == 0) {
+          // Power-of-two P keeps its signed division here: a first version
+          // that gave it shifts too moved the registers of power-of-two
+          // kernels (the double 4 cluster kernel 92 -> 105); unmeasured.
+          base[g] = j < nsl ? (j / s) * P * s + j % s : -1;
+        } else {
+          unsigned hi, lo;
+          kb_row_divmod<P>((unsigned)j, (unsigned)s, msh, mul, hi, lo);
+          base[g] = j < nsl ? (int)(hi * P * (unsigned)s + lo) : -1;
+        }
 #pragma unroll
         for (int k = 0; k < P; k++)
           x[g][k] = base[g] < 0 ? T(0) : GIN && (sizeof(T) == 4 || gin != nullptr) ? gin[base[g] + k * s]
@@ -391,7 +411,23 @@ struct kb_row_args {
   int vec_in, vec_out;          // in allows G-element, out 16-byte vector accesses
   int vec_out_g;                // out allows G-element vector accesses (the cluster kernel)
   int pf, rb;                   // pf: the launch takes kb_row_kernel's PF (two row buffers of rb elements)
+  unsigned dmul[KB_CUDA_MAXF];  // the magic numbers of the strides P^e (kb_row_divmod)
+  int dsh[KB_CUDA_MAXF];
 };
+
+// Stride P^e's magic number and shift (kb_row_divmod); none is read where
+// P is a power of two.
+template <typename T, int P>
+__device__ __forceinline__ unsigned kb_row_mul(const kb_row_args<T> &a, int e)
+{
+  return (P & (P - 1)) == 0 ? 0u : a.dmul[e];
+}
+
+template <typename T, int P>
+__device__ __forceinline__ int kb_row_msh(const kb_row_args<T> &a, int e)
+{
+  return (P & (P - 1)) == 0 ? 0 : a.dsh[e];
+}
 
 template <typename T>
 __device__ __forceinline__ T kb_row_epi(int epilogue, T v, const T *o, T alpha, T beta, bool bzero)
@@ -489,12 +525,13 @@ __global__ void __launch_bounds__(kb_row_shape<T, P>::LB) kb_row_kernel(const kb
       int s = 1;
       for (int f = 1; f < a.nf; f++)
         s *= P;
-      kb_row_digit<T, P, S::G, !PF>(buf, Fs + (a.nf - 1) * P * P, a.K, s, a.in + b * a.in_bs + r * a.in_rs,
-                                    a.vec_in != 0);
+      kb_row_digit<T, P, S::G, !PF>(buf, Fs + (a.nf - 1) * P * P, a.K, s, kb_row_mul<T, P>(a, a.nf - 1),
+                                    kb_row_msh<T, P>(a, a.nf - 1), a.in + b * a.in_bs + r * a.in_rs, a.vec_in != 0);
       for (int f = a.nf - 2; f >= 0; f--) {
         s /= P;
         __syncthreads();
-        kb_row_digit<T, P, S::G, false>(buf, Fs + f * P * P, a.K, s, nullptr, false);
+        kb_row_digit<T, P, S::G, false>(buf, Fs + f * P * P, a.K, s, kb_row_mul<T, P>(a, f), kb_row_msh<T, P>(a, f),
+                                        nullptr, false);
       }
     }
     __syncthreads();
@@ -670,7 +707,7 @@ __device__ __forceinline__ void kb_row_cross_ew(T *buf, const T *__restrict__ A,
 }
 
 template <typename T, int P, int C>
-__global__ void __launch_bounds__(kb_row_shape<T, P>::NT) kb_row_cluster_kernel(const kb_row_args<T> a)
+__global__ void __launch_bounds__(kb_row_shape<T, P>::LBC) kb_row_cluster_kernel(const kb_row_args<T> a)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   typedef kb_row_shape<T, P> S;
@@ -713,11 +750,13 @@ __global__ void __launch_bounds__(kb_row_shape<T, P>::NT) kb_row_cluster_kernel(
     __syncthreads();
     if (!azero) {
       int s = Sd / P;
-      kb_row_digit<T, P, S::GC, true>(buf, Fs + (a.nf - 2) * P * P, Kl, s, irow, a.vec_in != 0);
+      kb_row_digit<T, P, S::GC, true>(buf, Fs + (a.nf - 2) * P * P, Kl, s, kb_row_mul<T, P>(a, a.nf - 2),
+                                      kb_row_msh<T, P>(a, a.nf - 2), irow, a.vec_in != 0);
       for (int f = a.nf - 3; f >= 0; f--) {
         s /= P;
         __syncthreads();
-        kb_row_digit<T, P, S::GC, false>(buf, Fs + f * P * P, Kl, s, nullptr, false);
+        kb_row_digit<T, P, S::GC, false>(buf, Fs + f * P * P, Kl, s, kb_row_mul<T, P>(a, f), kb_row_msh<T, P>(a, f),
+                                         nullptr, false);
       }
     }
     cl.sync();   // every block's local digits done
@@ -1075,12 +1114,32 @@ static bool kb_row_aligned(const void *ptr, int64_t rs, int64_t bs, int64_t batc
   return ((uintptr_t)ptr % (uintptr_t)(w * sizeof(T))) == 0 && rs % w == 0 && (batch == 1 || bs % w == 0);
 }
 
+// The magic number of a divisor d (1 <= d < 2^31) for dividends n below
+// 2^31: n / d = umulhi(n, mul) >> sh with mul = ceil(2^(31 + l) / d), l =
+// ceil(log2 d), sh = l - 1 (Granlund and Montgomery's round-up method, as
+// CUTLASS's FastDivmod); d = 1 gets mul = 0 (kb_row_divmod's identity).
+// Checked against plain division by t-cuda-geom on the host.
+extern "C" void kb_cuda_row_magic(uint32_t d, uint32_t *mul, int *sh)
+{
+  int l = 0;
+  while (((uint64_t)1 << l) < d)
+    l++;
+  if (d <= 1) {
+    *mul = 0;
+    *sh = 0;
+    return;
+  }
+  *mul = (uint32_t)((((uint64_t)1 << (31 + l)) + d - 1) / d);
+  *sh = l - 1;
+}
+
 template <typename T>
 static int kb_row_launch_t(const kb_cuda_step_t *st, void *stream)
 {
   kb_row_args<T> a;
   kb_cuda_row_geom_t g;
   int dev, smem_max, f;
+  int64_t e;
   const int64_t P = st->p[0];
   const int G = kb_row_g(st->type, P), VL = 16 / (int)sizeof(T);
   if (st->in_is != 1 || st->out_is != 1 || st->conj_in || st->conjF ||
@@ -1092,6 +1151,8 @@ static int kb_row_launch_t(const kb_cuda_step_t *st, void *stream)
   a.nf = st->nf;
   a.K = (int)st->K;
   a.fsm = g.fsm;
+  for (f = 0, e = 1; f < st->nf; f++, e *= P)
+    kb_cuda_row_magic((uint32_t)e, &a.dmul[f], &a.dsh[f]);
   a.fb_varies = 0;
   for (f = 0; f < st->nf; f++) {
     a.F[f] = (const T *)st->F[f];
