@@ -503,6 +503,19 @@ static int64_t kb_cpu_tiles_chunk(int64_t ntiles, int nthreads)
   return chunk < 1 ? 1 : chunk;
 }
 
+/* Whether the calling thread is in no parallel region at all (a one-thread
+ * run, kb_cpu_own_region): an orphaned worksharing loop would then run
+ * every iteration itself after libgomp allocated a work share for it (one
+ * memalign a loop), which a plain loop does without. */
+static int kb_cpu_solo(void)
+{
+#ifdef _OPENMP
+  return omp_get_level() == 0;
+#else
+  return 1;
+#endif
+}
+
 /* Runs the tiles of g on the team, dynamically in chunks: a thread slowed by
  * anything else on its core does not hold the others at the barrier.  Every
  * tile is computed the same way whoever takes it, so results do not depend
@@ -513,6 +526,11 @@ static void kb_cpu_team_tiles(const kb_cpu_opt_t *kt, const kb_cpu_group_t *g, i
   const int64_t chunk = kb_cpu_tiles_chunk(ntiles, nthreads);
   int64_t c, nchunks;
   nchunks = (ntiles + chunk - 1) / chunk;
+  if (kb_cpu_solo()) {
+    for (c = 0; c < nchunks; c++)
+      kt->group(g, c * chunk, (c + 1) * chunk < ntiles ? (c + 1) * chunk : ntiles, area);
+    return;
+  }
 #pragma omp for schedule(dynamic, 1)
   for (c = 0; c < nchunks; c++)
     kt->group(g, c * chunk, (c + 1) * chunk < ntiles ? (c + 1) * chunk : ntiles, area);
@@ -592,6 +610,11 @@ static void kb_cpu_team_digit0(const kb_cpu_opt_t *kt, const kb_cpu_group_t *g, 
   const int64_t chunk = kb_cpu_digit0_chunk(g, nthreads);
   int64_t c, nchunks;
   nchunks = (S + chunk - 1) / chunk;
+  if (kb_cpu_solo()) {
+    for (c = 0; c < nchunks; c++)
+      kt->digit0(g, c * chunk, (c + 1) * chunk < S ? (c + 1) * chunk : S, area);
+    return;
+  }
 #pragma omp for schedule(dynamic, 1)
   for (c = 0; c < nchunks; c++)
     kt->digit0(g, c * chunk, (c + 1) * chunk < S ? (c + 1) * chunk : S, area);
@@ -831,6 +854,7 @@ static void kb_cpu_pf_split(const kb_cpu_plan_t *pl, const kb_problem_t *pb, int
 static long kb_cpu_inplace_runs;   /* test hook: entries run with digits in place */
 static long kb_cpu_band_runs;      /* test hook: entries run with banded plans */
 static int kb_cpu_last_team = 1;   /* test hook: team size of the last region */
+static int kb_cpu_last_level;      /* test hook: omp_get_level() in the last run */
 
 void kb_cpu_test_force_tail_helper(int on)
 {
@@ -845,6 +869,11 @@ long kb_cpu_test_tail_help_units(void)
 int kb_cpu_test_last_team(void)
 {
   return __atomic_load_n(&kb_cpu_last_team, __ATOMIC_RELAXED);
+}
+
+int kb_cpu_test_last_level(void)
+{
+  return __atomic_load_n(&kb_cpu_last_level, __ATOMIC_RELAXED);
 }
 
 long kb_cpu_test_inplace_runs(void)
@@ -905,6 +934,58 @@ long kb_cpu_test_wide_runs(void)
 
 /* A banded plan (kb_cpu_band_t) on one batch entry: threads take blocks
  * of whole rows, each through every step in its own two row buffers. */
+/* Whether a run of nthreads needs a parallel region of its own.  One
+ * thread outside any active region runs without one: libgomp allocates and
+ * frees a team for every region, even one its if clause serializes (one
+ * memalign a call), and the run's orphaned worksharing loops bind to no
+ * team there and run every iteration.  Inside a caller's active region
+ * they would bind to the caller's team, so a region of one is kept. */
+static int kb_cpu_own_region(int nthreads)
+{
+#ifdef _OPENMP
+  return nthreads > 1 || omp_in_parallel();
+#else
+  (void)nthreads;
+  return 0;
+#endif
+}
+
+/* Records the team a run's thread 0 is in (test hooks). */
+static void kb_cpu_note_team(void)
+{
+#ifdef _OPENMP
+  if (omp_get_thread_num() == 0) {
+    __atomic_store_n(&kb_cpu_last_team, omp_get_num_threads(), __ATOMIC_RELAXED);
+    __atomic_store_n(&kb_cpu_last_level, omp_get_level(), __ATOMIC_RELAXED);
+  }
+#else
+  __atomic_store_n(&kb_cpu_last_level, 0, __ATOMIC_RELAXED);
+#endif
+}
+
+/* One thread's part of a banded run: rows handed out dynamically, so that
+ * a thread slowed by anything else on its core does not hold the others;
+ * every row is computed the same way. */
+static void kb_cpu_band_team(const kb_cpu_plan_t *pl, const kb_cpu_band_t *B, char *ws, int64_t m, int64_t blk,
+                             int64_t nblk)
+{
+  int tid = 0;
+  int64_t c;
+#ifdef _OPENMP
+  tid = omp_get_thread_num();
+#endif
+  kb_cpu_note_team();
+  if (kb_cpu_solo()) {
+    for (c = 0; c < nblk; c++)
+      pl->kt->band(B, c * blk, (c + 1) * blk < m ? (c + 1) * blk : m, ws + pl->off_thread);
+    return;
+  }
+#pragma omp for schedule(dynamic, 1)
+  for (c = 0; c < nblk; c++)
+    pl->kt->band(B, c * blk, (c + 1) * blk < m ? (c + 1) * blk : m,
+                 ws + pl->off_thread + (size_t)tid * pl->thread_bytes);
+}
+
 static void kb_cpu_run_band(const kb_cpu_plan_t *pl, const kb_problem_t *pb, char *ws, const void *X,
                             void *Y, int64_t ys_m, int beta_zero, int y_stream)
 {
@@ -982,22 +1063,27 @@ static void kb_cpu_run_band(const kb_cpu_plan_t *pl, const kb_problem_t *pb, cha
     blk = 1;
   nblk = (m + blk - 1) / blk;
   __atomic_store_n(&kb_cpu_last_team, 1, __ATOMIC_RELAXED);
+  if (kb_cpu_own_region(nthreads)) {
 #pragma omp parallel num_threads(nthreads) if (nthreads > 1)
-  {
-    int tid = 0;
-    int64_t c;
-#ifdef _OPENMP
-    tid = omp_get_thread_num();
-    if (tid == 0)
-      __atomic_store_n(&kb_cpu_last_team, omp_get_num_threads(), __ATOMIC_RELAXED);
-#endif
-    /* rows handed out dynamically: a thread slowed by anything else on its
-     * core does not hold the others; every row is computed the same way */
-#pragma omp for schedule(dynamic, 1)
-    for (c = 0; c < nblk; c++)
-      pl->kt->band(&B, c * blk, (c + 1) * blk < m ? (c + 1) * blk : m,
-                   ws + pl->off_thread + (size_t)tid * pl->thread_bytes);
+    kb_cpu_band_team(pl, &B, ws, m, blk, nblk);
+  } else {
+    kb_cpu_band_team(pl, &B, ws, m, blk, nblk);
   }
+}
+
+/* One thread's part of a run (rows or passes, by the plan's strategy). */
+static void kb_cpu_fast_team(kb_cpu_run_t *R)
+{
+  int tid = 0, nt = 1;
+#ifdef _OPENMP
+  tid = omp_get_thread_num();
+  nt = omp_get_num_threads();
+#endif
+  kb_cpu_note_team();
+  if (R->pl->strategy == KB_CPU_PER_ROW)
+    kb_cpu_run_rows(R, tid, nt);
+  else
+    kb_cpu_run_passes(R, tid, nt);
 }
 
 static void kb_cpu_run_fast(const kb_cpu_plan_t *pl, const kb_problem_t *pb, char *ws,
@@ -1051,19 +1137,11 @@ static void kb_cpu_run_fast(const kb_cpu_plan_t *pl, const kb_problem_t *pb, cha
    * smaller than asked for still covers every tile; each thread has its
    * own area of the workspace, by thread number. */
   __atomic_store_n(&kb_cpu_last_team, 1, __ATOMIC_RELAXED);
+  if (kb_cpu_own_region(nthreads)) {
 #pragma omp parallel num_threads(nthreads) if (nthreads > 1)
-  {
-    int tid = 0, nt = 1;
-#ifdef _OPENMP
-    tid = omp_get_thread_num();
-    nt = omp_get_num_threads();
-    if (tid == 0)
-      __atomic_store_n(&kb_cpu_last_team, nt, __ATOMIC_RELAXED);
-#endif
-    if (pl->strategy == KB_CPU_PER_ROW)
-      kb_cpu_run_rows(&R, tid, nt);
-    else
-      kb_cpu_run_passes(&R, tid, nt);
+    kb_cpu_fast_team(&R);
+  } else {
+    kb_cpu_fast_team(&R);
   }
 }
 

@@ -255,6 +255,10 @@ long kb_cpu_test_tail_help_units(void);
  * inside it; 1 without OpenMP), and the small-work limit in force
  * (KRONBLAS_CPU_SMALL_WORK or the default; 0: off), lib/cpu_backend.c. */
 int kb_cpu_test_last_team(void);
+/* omp_get_level() where the last fast-path run ran: 0 for one thread
+ * outside any parallel region (no region of its own), one more than the
+ * caller's level where it opened one (0 without OpenMP). */
+int kb_cpu_test_last_level(void);
 double kb_cpu_test_small_work(void);
 /* Cache sizes in bytes the planner assumes from now on (plans of another
  * machine); any 0: this machine's again. */
