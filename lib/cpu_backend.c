@@ -30,12 +30,15 @@
 static kronblasStatus_t kb_cpu_init(struct kronblasContext *h)
 {
   h->backend_state = NULL;
+  h->cpu_plan_memo = NULL;
   return KRONBLAS_STATUS_SUCCESS;
 }
 
 static void kb_cpu_fini(struct kronblasContext *h)
 {
   kb_cpu_tune_free(h);
+  free(h->cpu_plan_memo);
+  h->cpu_plan_memo = NULL;
 }
 
 /* Threads a call may use: the handle's setting, else OpenMP's; one when the
@@ -1168,18 +1171,108 @@ static size_t kb_cpu_fast_bytes(const kb_cpu_plan_t *pl)
   return pl->total + pl->ovl_bytes + 64;
 }
 
-/* The plan a call runs: in MEASURE mode the handle's measured plan (timed
- * now on the first call of the key), else the model's.  A measured plan
- * larger than a user workspace set since it was measured gives way to the
- * model's, which is what kronblasGetWorkspaceSize promised room for. */
+/* Everything the model's plan depends on (the planner reads these fields
+ * of the problem, the kernel table and the thread count; test hooks that
+ * change its choices move the generation), compared whole. */
+typedef struct {
+  const kb_cpu_opt_t *kt;
+  unsigned gen;
+  int nthreads, policy, type, nfactors, layout;
+  int64_t m, K, L, xs_k, xs_m, ys_l, ys_m;
+  int64_t p[KB_CPU_PLAN_MAXF], q[KB_CPU_PLAN_MAXF];
+} kb_cpu_plan_key_t;
+
+typedef struct {
+  kb_cpu_plan_key_t key;
+  kb_cpu_plan_t plan;
+} kb_cpu_memo_t;
+
+static long kb_cpu_memo_hits;   /* test hook: calls that ran the kept plan */
+
+long kb_cpu_test_memo_hits(void)
+{
+  return __atomic_load_n(&kb_cpu_memo_hits, __ATOMIC_RELAXED);
+}
+
+static void kb_cpu_plan_key_of(const struct kronblasContext *h, const kb_problem_t *pb, const kb_cpu_opt_t *kt,
+                               int nthreads, kb_cpu_plan_key_t *k)
+{
+  int64_t i;
+  memset(k, 0, sizeof *k);   /* padding too: keys are compared with memcmp */
+  k->kt = kt;
+  k->gen = kb_cpu_plan_gen();
+  k->nthreads = nthreads;
+  k->policy = (int)h->kernel_policy;
+  k->type = (int)pb->type;
+  k->nfactors = (int)pb->nfactors;
+  k->layout = pb->x_contig_k | pb->y_contig_l << 1;
+  k->m = pb->m;
+  k->K = pb->K;
+  k->L = pb->L;
+  k->xs_k = pb->xs_k;
+  k->xs_m = pb->xs_m;
+  k->ys_l = pb->ys_l;
+  k->ys_m = pb->ys_m;
+  for (i = 0; i < pb->nfactors; i++) {
+    k->p[i] = pb->p[i];
+    k->q[i] = pb->q[i];
+  }
+}
+
+/* Keeps pl as the handle's plan for key k (in memory the handle allocates
+ * once; where it cannot, nothing is kept and the next call plans again). */
+static void kb_cpu_memo_keep(struct kronblasContext *h, const kb_cpu_plan_key_t *k, const kb_cpu_plan_t *pl)
+{
+  kb_cpu_memo_t *mo = h->cpu_plan_memo;
+  if (mo == NULL) {
+    mo = malloc(sizeof *mo);
+    if (mo == NULL)
+      return;
+    h->cpu_plan_memo = mo;
+  }
+  mo->key = *k;
+  mo->plan = *pl;
+}
+
+/* The model's plan for pb on nthreads threads.  A call that repeats the
+ * handle's last key runs the plan kept then (*out points at it): planning
+ * a small call took ~10% of its time (float 16_8x8^3: ~3 us of 30).
+ * Otherwise the plan is made into *pl and kept. */
+static kronblasStatus_t kb_cpu_memo_plan(struct kronblasContext *h, const kb_problem_t *pb, const kb_cpu_opt_t *kt,
+                                         int nthreads, kb_cpu_plan_t *pl, const kb_cpu_plan_t **out)
+{
+  kb_cpu_memo_t *mo = h->cpu_plan_memo;
+  kb_cpu_plan_key_t k;
+  *out = pl;
+  if (pb->nfactors > KB_CPU_PLAN_MAXF)
+    return kb_cpu_plan(pb, kt, nthreads, pl);
+  kb_cpu_plan_key_of(h, pb, kt, nthreads, &k);
+  if (mo != NULL && memcmp(&mo->key, &k, sizeof k) == 0) {
+    __atomic_fetch_add(&kb_cpu_memo_hits, 1, __ATOMIC_RELAXED);
+    *out = &mo->plan;
+    return KRONBLAS_STATUS_SUCCESS;
+  }
+  KB_CHECK(kb_cpu_plan(pb, kt, nthreads, pl));
+  kb_cpu_memo_keep(h, &k, pl);
+  return KRONBLAS_STATUS_SUCCESS;
+}
+
+/* The plan a call runs (*out: pl, or the handle's kept model plan): in
+ * MEASURE mode the handle's measured plan (timed now on the first call of
+ * the key), else the model's (made again with the log at debug, so that
+ * the log shows the plan that runs).  A measured plan larger than a user
+ * workspace set since it was measured gives way to the model's, which is
+ * what kronblasGetWorkspaceSize promised room for. */
 static kronblasStatus_t kb_cpu_call_plan(struct kronblasContext *h, const kb_problem_t *pb, int nthreads,
-                                         kb_cpu_plan_t *pl)
+                                         kb_cpu_plan_t *pl, const kb_cpu_plan_t **out)
 {
   const kb_cpu_opt_t *kt = kb_cpu_kernels_for(pb->type);
+  *out = pl;
   if (kt == NULL)
     return KRONBLAS_STATUS_NOT_SUPPORTED;
   if (h->tuning_mode != KRONBLAS_TUNING_MEASURE)
-    return kb_cpu_plan(pb, kt, nthreads, pl);
+    return kb_env()->log_level >= KB_LOG_DEBUG ? kb_cpu_plan(pb, kt, nthreads, pl)
+                                               : kb_cpu_memo_plan(h, pb, kt, nthreads, pl, out);
   KB_CHECK(kb_cpu_tuned_plan(h, pb, kt, nthreads, pl));
   if (h->user_ws != NULL && kb_cpu_fast_bytes(pl) > h->user_ws_bytes)
     return kb_cpu_plan(pb, kt, nthreads, pl);
@@ -1225,6 +1318,7 @@ static kronblasStatus_t kb_cpu_gekmm_fast(struct kronblasContext *h, const kb_pr
   const kb_cpu_kernels_t *ref = kb_cpu_ref_kernels[pb->type];
   const size_t esz = kb_type_size(pb->type);
   kb_cpu_plan_t pl;
+  const kb_cpu_plan_t *plan = &pl;
   const void *fstack[KB_CPU_PLAN_MAXF];
   int any_overlap = 0, packed = 0, fixed_f = 1, nt, have;
   void *ws;
@@ -1235,8 +1329,14 @@ static kronblasStatus_t kb_cpu_gekmm_fast(struct kronblasContext *h, const kb_pr
    * already made where it was priced now (made again where the log shows
    * plans, so that the log shows the one that runs) */
   nt = kb_cpu_call_threads(h, pb, kb_cpu_kernels_for(pb->type), nthreads, &pl, &have);
-  if (!have || h->tuning_mode == KRONBLAS_TUNING_MEASURE || kb_env()->log_level >= KB_LOG_DEBUG)
-    KB_CHECK(kb_cpu_call_plan(h, pb, nt, &pl));
+  if (!have || h->tuning_mode == KRONBLAS_TUNING_MEASURE || kb_env()->log_level >= KB_LOG_DEBUG) {
+    KB_CHECK(kb_cpu_call_plan(h, pb, nt, &pl, &plan));
+  } else if (pb->nfactors <= KB_CPU_PLAN_MAXF) {
+    /* the one-thread plan priced now is the model's: kept for the next call */
+    kb_cpu_plan_key_t k;
+    kb_cpu_plan_key_of(h, pb, kb_cpu_kernels_for(pb->type), nt, &k);
+    kb_cpu_memo_keep(h, &k, &pl);
+  }
   for (i = 0; i < pb->nfactors; i++)
     if (pb->strideF != NULL && pb->strideF[i] != 0)
       fixed_f = 0;
@@ -1250,8 +1350,8 @@ static kronblasStatus_t kb_cpu_gekmm_fast(struct kronblasContext *h, const kb_pr
   }
   /* A user workspace must hold what kronblasGetWorkspaceSize reported; the
    * handle's own grows only as far as this call needs. */
-  KB_CHECK(kb_host_workspace(h, h->user_ws != NULL ? kb_cpu_fast_bytes(&pl)
-                                                   : pl.total + (any_overlap ? pl.ovl_bytes : 0) + 64, &ws));
+  KB_CHECK(kb_host_workspace(h, h->user_ws != NULL ? kb_cpu_fast_bytes(plan)
+                                                   : plan->total + (any_overlap ? plan->ovl_bytes : 0) + 64, &ws));
   cws = (char *)(((uintptr_t)ws + 63) & ~(uintptr_t)63);
   for (b = 0; b < pb->batch; b++) {
     const char *Xb = (const char *)pb->X + (ptrdiff_t)(b * pb->strideX) * (ptrdiff_t)esz;
@@ -1261,18 +1361,18 @@ static kronblasStatus_t kb_cpu_gekmm_fast(struct kronblasContext *h, const kb_pr
       fstack[i] = (const char *)pb->F[i] + (ptrdiff_t)(b * sf) * (ptrdiff_t)esz;
     }
     if (!packed || !fixed_f) {
-      kb_cpu_pack_all(&pl, pb, fstack, cws);
+      kb_cpu_pack_all(plan, pb, fstack, cws);
       packed = 1;
     }
     if (any_overlap && kb_cpu_y_overlaps(pb, Xb, fstack, Yb)) {
       /* alpha*result into staging laid out like a packed Y, then blend */
-      char *T = cws + pl.off_ovl;
+      char *T = cws + plan->off_ovl;
       int64_t ts_m = pb->y_contig_l ? pb->L : 1, ts_l = pb->y_contig_l ? 1 : pb->m;
-      kb_cpu_run_fast(&pl, pb, cws, Xb, T, ts_m, ts_l, 1, 0);
+      kb_cpu_run_fast(plan, pb, cws, Xb, T, ts_m, ts_l, 1, 0);
       ref->xpby(pb->m, pb->L, T, ts_m, ts_l, Yb, pb->ys_m, pb->ys_l, pb->beta, pb->beta_is_zero,
-                pl.nthreads);
+                plan->nthreads);
     } else {
-      kb_cpu_run_fast(&pl, pb, cws, Xb, Yb, pb->ys_m, pb->ys_l, pb->beta_is_zero, 1);
+      kb_cpu_run_fast(plan, pb, cws, Xb, Yb, pb->ys_m, pb->ys_l, pb->beta_is_zero, 1);
     }
   }
   return KRONBLAS_STATUS_SUCCESS;

@@ -30,6 +30,21 @@ static pthread_once_t kb_cpu_isa_once = PTHREAD_ONCE_INIT;
 
 /* Test hooks (kb_cpu_test_*): read without locks, set only by tests before
  * they call the library. */
+/* Bumped by every test hook that changes what the planner chooses, so that
+ * a plan the backend keeps for a key (cpu_backend.c) is not reused across
+ * such a change. */
+static unsigned kb_cpu_plan_gen_v;
+
+unsigned kb_cpu_plan_gen(void)
+{
+  return __atomic_load_n(&kb_cpu_plan_gen_v, __ATOMIC_RELAXED);
+}
+
+static void kb_cpu_plan_changed(void)
+{
+  __atomic_fetch_add(&kb_cpu_plan_gen_v, 1u, __ATOMIC_RELAXED);
+}
+
 static int kb_cpu_test_isa_set;
 static const kb_cpu_opt_t *const *kb_cpu_test_isa_tab;
 static int kb_cpu_test_max_fuse;
@@ -252,6 +267,7 @@ const kb_cpu_opt_t *kb_cpu_kernels_for(kronblasDataType_t type)
 
 int kb_cpu_test_force_isa(const char *isa)
 {
+  kb_cpu_plan_changed();
   pthread_once(&kb_cpu_isa_once, kb_cpu_isa_pick);
   if (isa == NULL) {
     kb_cpu_test_isa_set = 0;
@@ -273,47 +289,56 @@ int kb_cpu_test_force_isa(const char *isa)
 
 void kb_cpu_test_force_plan(int max_fuse, int strategy)
 {
+  kb_cpu_plan_changed();
   kb_cpu_test_max_fuse = max_fuse > 0 ? max_fuse : 0;
   kb_cpu_test_strategy = strategy;
 }
 
 void kb_cpu_test_force_inplace(int inplace)
 {
+  kb_cpu_plan_changed();
   kb_cpu_test_inplace = inplace;
 }
 
 void kb_cpu_test_force_band(int band)
 {
+  kb_cpu_plan_changed();
   kb_cpu_test_band = band;
 }
 
 void kb_cpu_test_force_band_dense(int n)
 {
+  kb_cpu_plan_changed();
   kb_cpu_test_band_dense = n;
 }
 
 void kb_cpu_test_force_band_col(int col)
 {
+  kb_cpu_plan_changed();
   kb_cpu_test_band_col = col;
 }
 
 void kb_cpu_test_force_band_colpad(int pad)
 {
+  kb_cpu_plan_changed();
   kb_cpu_test_band_colpad = pad;
 }
 
 void kb_cpu_test_force_band_wide(int wide)
 {
+  kb_cpu_plan_changed();
   kb_cpu_test_band_wide = wide;
 }
 
 void kb_cpu_test_force_band_tdense(int td)
 {
+  kb_cpu_plan_changed();
   kb_cpu_test_band_tdense = td;
 }
 
 void kb_cpu_test_force_band_seg(int seg)
 {
+  kb_cpu_plan_changed();
   kb_cpu_test_band_seg = seg;
 }
 
@@ -383,6 +408,7 @@ static void kb_cpu_caches(void)
 
 void kb_cpu_test_caches(size_t l1, size_t l2, size_t llc)
 {
+  kb_cpu_plan_changed();
   pthread_once(&kb_cpu_isa_once, kb_cpu_isa_pick);
   if (l1 == 0 || l2 == 0 || llc == 0) {
     kb_cpu_caches();
@@ -395,6 +421,7 @@ void kb_cpu_test_caches(size_t l1, size_t l2, size_t llc)
 
 const char *kb_cpu_test_rates(const char *name)
 {
+  kb_cpu_plan_changed();
   pthread_once(&kb_cpu_isa_once, kb_cpu_isa_pick);
   if (name == NULL)
     kb_cpu_rates = kb_cpu_rates_detected;

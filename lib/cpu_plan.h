@@ -259,6 +259,12 @@ int kb_cpu_test_last_team(void);
  * outside any parallel region (no region of its own), one more than the
  * caller's level where it opened one (0 without OpenMP). */
 int kb_cpu_test_last_level(void);
+/* Calls that ran the handle's kept model plan instead of planning
+ * (lib/cpu_backend.c kb_cpu_memo_plan). */
+long kb_cpu_test_memo_hits(void);
+/* The planner's hook generation: changes whenever a test hook above changes
+ * what the planner chooses. */
+unsigned kb_cpu_plan_gen(void);
 double kb_cpu_test_small_work(void);
 /* Cache sizes in bytes the planner assumes from now on (plans of another
  * machine); any 0: this machine's again. */

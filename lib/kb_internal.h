@@ -213,6 +213,9 @@ struct kronblasContext {
    * called again is not priced again; cpu_small_key 0: none */
   uint64_t cpu_small_key;
   int cpu_small_threads;
+  /* CPU backend: the model's plan of the last call and its key
+   * (lib/cpu_backend.c kb_cpu_memo_plan), NULL until the first */
+  void *cpu_plan_memo;
 };
 
 /* NOT_INITIALIZED unless h is a live handle of this process.  Never reads
