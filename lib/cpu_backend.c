@@ -935,8 +935,6 @@ long kb_cpu_test_wide_runs(void)
   return __atomic_load_n(&kb_cpu_wide_runs, __ATOMIC_RELAXED);
 }
 
-/* A banded plan (kb_cpu_band_t) on one batch entry: threads take blocks
- * of whole rows, each through every step in its own two row buffers. */
 /* Whether a run of nthreads needs a parallel region of its own.  One
  * thread outside any active region runs without one: libgomp allocates and
  * frees a team for every region, even one its if clause serializes (one
@@ -989,6 +987,8 @@ static void kb_cpu_band_team(const kb_cpu_plan_t *pl, const kb_cpu_band_t *B, ch
                  ws + pl->off_thread + (size_t)tid * pl->thread_bytes);
 }
 
+/* A banded plan (kb_cpu_band_t) on one batch entry: threads take blocks
+ * of whole rows, each through every step in its own two row buffers. */
 static void kb_cpu_run_band(const kb_cpu_plan_t *pl, const kb_problem_t *pb, char *ws, const void *X,
                             void *Y, int64_t ys_m, int beta_zero, int y_stream)
 {
