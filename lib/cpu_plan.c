@@ -28,8 +28,6 @@
 static const kb_cpu_opt_t *const *kb_cpu_isa_tab;
 static pthread_once_t kb_cpu_isa_once = PTHREAD_ONCE_INIT;
 
-/* Test hooks (kb_cpu_test_*): read without locks, set only by tests before
- * they call the library. */
 /* Bumped by every test hook that changes what the planner chooses, so that
  * a plan the backend keeps for a key (cpu_backend.c) is not reused across
  * such a change. */
@@ -45,6 +43,8 @@ static void kb_cpu_plan_changed(void)
   __atomic_fetch_add(&kb_cpu_plan_gen_v, 1u, __ATOMIC_RELAXED);
 }
 
+/* Test hooks (kb_cpu_test_*): read without locks, set only by tests before
+ * they call the library. */
 static int kb_cpu_test_isa_set;
 static const kb_cpu_opt_t *const *kb_cpu_test_isa_tab;
 static int kb_cpu_test_max_fuse;

@@ -151,12 +151,12 @@ static const char *kb_n_name(const kb_n_shape_t *s, char *buf, size_t len)
   return buf;
 }
 
-static kronblasHandle_t kb_n_handle(void)
+static kronblasHandle_t kb_n_handle(int nthreads)
 {
   kronblasHandle_t h = NULL;
   if (kronblasCreateWithBackend(&h, KRONBLAS_BACKEND_CPU) != KRONBLAS_STATUS_SUCCESS)
     return NULL;
-  if (kronblasSetNumThreads(h, 2) != KRONBLAS_STATUS_SUCCESS) {
+  if (kronblasSetNumThreads(h, nthreads) != KRONBLAS_STATUS_SUCCESS) {
     kronblasDestroy(h);
     return NULL;
   }
@@ -169,14 +169,19 @@ int main(void)
   kb_n_call_t c, in[2][KB_N_NSMALL + 1];
   kronblasHandle_t h;
   long band0, band1;
-  int i, t, banded = 0, unbanded = 0, team = 0, right;
+  int i, t, banded = 0, unbanded = 0, team = 0, right, rule;
   char name[64];
   double worst;
 
   alarm(300);
   kb_n_rng = env != NULL ? strtoull(env, NULL, 0) : (uint64_t)time(NULL);
   tap_diag("seed %llu (KRONBLAS_TEST_SEED)", (unsigned long long)kb_n_rng);
-  h = kb_n_handle();
+  /* the small-work rule as it comes (KRONBLAS_CPU_SMALL_WORK unset) puts the
+   * small shapes of a two-thread handle on one thread and the large one on
+   * two; set, the test asks for one thread itself and leaves the large
+   * shape's level unchecked */
+  rule = getenv("KRONBLAS_CPU_SMALL_WORK") == NULL;
+  h = kb_n_handle(rule ? 2 : 1);
   if (h == NULL)
     tap_skip_all("no CPU handle");
 
@@ -198,12 +203,19 @@ int main(void)
          unbanded);
 
   /* 2. two threads: a region of their own */
+  kronblasDestroy(h);
+  h = kb_n_handle(2);
+  if (h == NULL) {
+    tap_ok(0, "a CPU handle of two threads");
+    return tap_done();
+  }
   kb_n_setup(&c, &kb_n_big);
   kb_n_run(h, &c);
   right = kb_n_right(&c, &worst);
 #ifdef _OPENMP
-  tap_ok(right && c.level == 1, "%s, two threads: status %d, rel. error %.2g, level %d (want 1)",
-         kb_n_name(c.s, name, sizeof name), (int)c.st, worst, c.level);
+  tap_ok(right && (c.level == 1 || !rule), "%s, two threads: status %d, rel. error %.2g, level %d (want 1%s)",
+         kb_n_name(c.s, name, sizeof name), (int)c.st, worst, c.level,
+         rule ? "" : "; not checked with KRONBLAS_CPU_SMALL_WORK set");
 #else
   tap_ok(right, "%s (no OpenMP): status %d, rel. error %.2g", kb_n_name(c.s, name, sizeof name),
          (int)c.st, worst);
@@ -229,7 +241,7 @@ int main(void)
 #else
     team = 1;
 #endif
-    hh = kb_n_handle();
+    hh = kb_n_handle(2);
     for (j = 0; j <= KB_N_NSMALL && hh != NULL; j++) {
       const int k = tid == 0 ? j : KB_N_NSMALL - j;
       kb_n_run(hh, &in[tid][k]);

@@ -1122,13 +1122,13 @@ static bool kb_row_aligned(const void *ptr, int64_t rs, int64_t bs, int64_t batc
 extern "C" void kb_cuda_row_magic(uint32_t d, uint32_t *mul, int *sh)
 {
   int l = 0;
-  while (((uint64_t)1 << l) < d)
-    l++;
   if (d <= 1) {
     *mul = 0;
     *sh = 0;
     return;
   }
+  while (((uint64_t)1 << l) < d)
+    l++;
   *mul = (uint32_t)((((uint64_t)1 << (31 + l)) + d - 1) / d);
   *sh = l - 1;
 }
@@ -1151,7 +1151,7 @@ static int kb_row_launch_t(const kb_cuda_step_t *st, void *stream)
   a.nf = st->nf;
   a.K = (int)st->K;
   a.fsm = g.fsm;
-  for (f = 0, e = 1; f < st->nf; f++, e *= P)
+  for (f = 0, e = 1; f < st->nf && (P & (P - 1)) != 0; f++, e *= P)   // power-of-two P shifts instead
     kb_cuda_row_magic((uint32_t)e, &a.dmul[f], &a.dsh[f]);
   a.fb_varies = 0;
   for (f = 0; f < st->nf; f++) {
