@@ -123,8 +123,10 @@ static void prefetch(void)
 }
 
 /* One forced run of (P x P)^n, m = 7 or 9: device pointer mode (dp), alpha
- * = 0 over NaN X and factors (azero), Y = X (alias). */
-static void special_one(kronblasDataType_t type, int64_t P, int64_t n, int dp, int azero, int alias,
+ * = 0 over NaN X and factors (azero), Y = X (alias); tight: leading
+ * dimensions K and L (else drawn, padded by up to 2: the vector paths then
+ * run one time in three). */
+static void special_one(kronblasDataType_t type, int64_t P, int64_t n, int dp, int azero, int alias, int tight,
                         const char *plan)
 {
   int64_t p[TC_MAXF], i;
@@ -140,18 +142,28 @@ static void special_one(kronblasDataType_t type, int64_t P, int64_t n, int dp, i
   }
   if (alias)
     c.alias = TC_ALIAS_X;
+  if (tight) {
+    c.ldx = tc_K(&c);
+    c.ldy = tc_L(&c);
+  }
   ts_forced(&c, plan);
 }
 
 /* Device pointer mode (alpha = 0 over NaN X and factors), Y = X; the same
- * with the prefetch (alpha = 0 reads no row). */
+ * with the prefetch (alpha = 0 reads no row) and for float 16. */
 static void special(void)
 {
-  special_one(KRONBLAS_R_32F, 8, 3, 1, 0, 0, "2:3:row:3");
-  special_one(KRONBLAS_R_32F, 8, 3, 1, 1, 0, "2:3:row:3");
-  special_one(KRONBLAS_R_64F, 4, 4, 0, 0, 1, "3:4:row:4");
-  special_one(KRONBLAS_R_64F, 8, 3, 1, 1, 0, "2:3:row:3:c1:t256:p");
-  special_one(KRONBLAS_R_64F, 4, 4, 0, 0, 1, "3:4:row:4:c1:t128:p");
+  special_one(KRONBLAS_R_32F, 8, 3, 1, 0, 0, 0, "2:3:row:3");
+  special_one(KRONBLAS_R_32F, 8, 3, 1, 1, 0, 0, "2:3:row:3");
+  special_one(KRONBLAS_R_64F, 4, 4, 0, 0, 1, 0, "3:4:row:4");
+  special_one(KRONBLAS_R_64F, 8, 3, 1, 1, 0, 0, "2:3:row:3:c1:t256:p");
+  special_one(KRONBLAS_R_64F, 4, 4, 0, 0, 1, 0, "3:4:row:4:c1:t128:p");
+  /* float 16's output-stationary digits with tight rows (their vector
+   * paths): one block, a cluster of four (its cross digit's own alpha = 0
+   * branch), Y = X over the cluster */
+  special_one(KRONBLAS_R_32F, 16, 3, 1, 1, 0, 1, "2:3:row:3");
+  special_one(KRONBLAS_R_32F, 16, 4, 1, 1, 0, 1, "3:4:row:4");
+  special_one(KRONBLAS_R_32F, 16, 4, 0, 0, 1, 1, "3:4:row:4");
 }
 
 static void bad_words(void)

@@ -79,6 +79,19 @@ struct kb_row_shape {
   // even with the two-pass plan).  Capped at 80 registers for three blocks
   // an SM (spilling) it ran 1.06x slower than uncapped (H200).
   static constexpr int GC = sizeof(T) == 4 && P == 16 ? 2 : G;
+  // Float P = 16: every digit output-stationary (kb_row_digit_os,
+  // kb_row_gin_os, kb_row_cross_os): a thread's GO slices hold all P
+  // outputs while k runs, so each factor load serves four slices with only
+  // four inputs live -- where x[4][16] beside the outputs spilled (above).
+  // ptxas: the cluster kernel's local digits 0.15-0.20 other instructions
+  // a multiply-add instead of 0.30-0.36, 9% fewer in all a vector, 128
+  // registers, no spills (with only the shared digits output-stationary,
+  // ptxas spilled the cross digit's inputs, 768 bytes).  H100, session 27, model plans, three
+  // interleaved rounds, new / old: float 1024_16x16^4 0.958, 2048_16x16^4
+  // 0.946, 256_16x16^4 0.976, one-block 1024_16x16^3 0.976; without the
+  // first (global) digit's change 1.01-1.02.
+  static constexpr bool OS = sizeof(T) == 4 && P == 16;
+  static constexpr int GO = 4;
   static constexpr int LQ = P <= 8 ? P : (sizeof(T) == 4 && P >= 32 ? 8 : 4);
   static constexpr int NT = KB_ROW_NT;
   // The one-block kernel's __launch_bounds__: 1024 threads for float
@@ -395,6 +408,150 @@ __device__ __forceinline__ void kb_row_digit(T *buf, const T *__restrict__ A, in
   }
 }
 
+// acc[g][l] (+)= v[g] * A[k*P + l] for every l: step k of the
+// output-stationary digit, one vector load of the factor's row k per W
+// outputs, shared by the G slices.
+template <typename T, int P, int G>
+__device__ __forceinline__ void kb_row_fma_k(const T (&v)[G], const T *__restrict__ A, int k, T (&acc)[G][P])
+{
+  constexpr int W = kb_row_w<T>(P);
+#pragma unroll
+  for (int l0 = 0; l0 < P; l0 += W) {
+    T fr[W];
+    kb_row_ld<T, W, W>(fr, A + k * P + l0);
+#pragma unroll
+    for (int g = 0; g < G; g++)
+#pragma unroll
+      for (int j = 0; j < W; j++)
+        acc[g][l0 + j] = k == 0 ? v[g] * fr[j] : kb_fma(v[g], fr[j], acc[g][l0 + j]);
+  }
+}
+
+// kb_row_digit_os over vectors of G consecutive slices (s % G == 0, s % VL
+// == 0; LIN as in kb_row_digit_vec).
+template <typename T, int P, int G, bool GIN, bool LIN>
+__device__ __forceinline__ void kb_row_digit_os_vec(T *buf, const T *__restrict__ A, int nsl, int s, unsigned mul,
+                                                    int msh, const T *__restrict__ gin)
+{
+  constexpr int VL = kb_row_shape<T, P>::VL;
+  const int nu = nsl / G, sh = (P & (P - 1)) == 0 ? __ffs(s) - 1 : msh, NT = blockDim.x;
+  const unsigned sc = (unsigned)s / VL;
+#pragma unroll 1
+  for (int u = threadIdx.x; u < nu; u += NT) {
+    unsigned hi, lo;
+    kb_row_divmod<P>((unsigned)(u * G), (unsigned)s, sh, mul, hi, lo);
+    const unsigned base = hi * P * (unsigned)s + lo, cb = base / VL;
+    T *const b0 = buf + (LIN ? kb_row_swz<T, P>(cb) * VL : 0u) + base % VL;
+    T acc[G][P];
+#pragma unroll
+    for (int k = 0; k < P; k++) {
+      T v[G];
+      if constexpr (GIN)
+        kb_row_ld<T, G, G>(v, gin + base + k * s);
+      else
+        kb_row_ld<T, G, G>(v, LIN ? b0 + k * s : b0 + kb_row_swz<T, P>(cb + k * sc) * VL);
+      kb_row_fma_k<T, P, G>(v, A, k, acc);
+    }
+#pragma unroll
+    for (int l = 0; l < P; l++) {
+      T w[G];
+#pragma unroll
+      for (int g = 0; g < G; g++)
+        w[g] = acc[g][l];
+      kb_row_st<T, G, G>(LIN ? b0 + l * s : b0 + kb_row_swz<T, P>(cb + l * sc) * VL, w);
+    }
+  }
+}
+
+// One digit of stride s in the shared row, output-stationary
+// (kb_row_shape::OS): a thread's G slices keep all P outputs in registers
+// while k runs, and write them where their inputs were once every input is
+// read.  Same slices per thread as kb_row_digit: the contiguous digit G
+// slices NT apart, strided digits G consecutive ones (vector accesses).
+template <typename T, int P, int G>
+__device__ __forceinline__ void kb_row_digit_os(T *buf, const T *__restrict__ A, int K, int s, unsigned mul, int msh)
+{
+  typedef kb_row_shape<T, P> S;
+  constexpr int VL = S::VL;
+  // Every stride but 1 is then a multiple of G and of a chunk.
+  static_assert(P % VL == 0 && P % G == 0, "output-stationary digits: whole chunks, G-element vectors");
+  const int nsl = K / P, NT = blockDim.x, tid = threadIdx.x;
+  if (s == 1) {
+#pragma unroll 1
+    for (int j0 = 0; j0 < nsl; j0 += NT * G) {
+      T acc[G][P];
+#pragma unroll
+      for (int c = 0; c < P / VL; c++) {
+        T xc[G][VL];
+#pragma unroll
+        for (int g = 0; g < G; g++) {
+          const int j = j0 + g * NT + tid;
+          const kb_row_slice<T, P> sl((unsigned)j);
+          if (j < nsl)
+            kb_row_ld<T, VL, VL>(xc[g], buf + sl.at(c) * VL);
+          else
+#pragma unroll
+            for (int e = 0; e < VL; e++)
+              xc[g][e] = T(0);
+        }
+#pragma unroll
+        for (int e = 0; e < VL; e++) {
+          T v[G];
+#pragma unroll
+          for (int g = 0; g < G; g++)
+            v[g] = xc[g][e];
+          kb_row_fma_k<T, P, G>(v, A, c * VL + e, acc);
+        }
+      }
+#pragma unroll
+      for (int g = 0; g < G; g++) {
+        const int j = j0 + g * NT + tid;
+        const kb_row_slice<T, P> sl((unsigned)j);
+        if (j < nsl)
+#pragma unroll
+          for (int c = 0; c < P / VL; c++)
+            kb_row_st<T, VL, VL>(buf + sl.at(c) * VL, &acc[g][c * VL]);
+      }
+    }
+  } else {
+    if (S::LIN && (unsigned)s / VL % S::SWZ_PERIOD == 0)
+      kb_row_digit_os_vec<T, P, G, false, S::LIN>(buf, A, nsl, s, mul, msh, nullptr);
+    else
+      kb_row_digit_os_vec<T, P, G, false, false>(buf, A, nsl, s, mul, msh, nullptr);
+  }
+}
+
+// The first digit (read from gin) output-stationary, where kb_row_shape::OS
+// and vector loads allow; false: not done.
+template <typename T, int P>
+__device__ __forceinline__ bool kb_row_gin_os(T *buf, const T *__restrict__ A, int K, int s, unsigned mul, int msh,
+                                              const T *__restrict__ gin, bool vec_in)
+{
+  typedef kb_row_shape<T, P> S;
+  if constexpr (S::OS) {
+    if (!vec_in || s % S::GO != 0 || s % S::VL != 0)
+      return false;
+    if (S::LIN && (unsigned)s / S::VL % S::SWZ_PERIOD == 0)
+      kb_row_digit_os_vec<T, P, S::GO, true, S::LIN>(buf, A, K / P, s, mul, msh, gin);
+    else
+      kb_row_digit_os_vec<T, P, S::GO, true, false>(buf, A, K / P, s, mul, msh, gin);
+    return true;
+  } else {
+    return false;
+  }
+}
+
+// A digit in the shared row: output-stationary where kb_row_shape::OS says
+// so, else kb_row_digit's G slices a thread.
+template <typename T, int P, int G>
+__device__ __forceinline__ void kb_row_digit_sh(T *buf, const T *__restrict__ A, int K, int s, unsigned mul, int msh)
+{
+  if constexpr (kb_row_shape<T, P>::OS)
+    kb_row_digit_os<T, P, kb_row_shape<T, P>::GO>(buf, A, K, s, mul, msh);
+  else
+    kb_row_digit<T, P, G, false>(buf, A, K, s, mul, msh, nullptr, false);
+}
+
 template <typename T>
 struct kb_row_args {
   int nf, K, fsm;               // fsm: offset of the staged factors (elements)
@@ -525,13 +682,18 @@ __global__ void __launch_bounds__(kb_row_shape<T, P>::LB) kb_row_kernel(const kb
       int s = 1;
       for (int f = 1; f < a.nf; f++)
         s *= P;
-      kb_row_digit<T, P, S::G, !PF>(buf, Fs + (a.nf - 1) * P * P, a.K, s, kb_row_mul<T, P>(a, a.nf - 1),
-                                    kb_row_msh<T, P>(a, a.nf - 1), a.in + b * a.in_bs + r * a.in_rs, a.vec_in != 0);
+      if constexpr (PF)
+        kb_row_digit_sh<T, P, S::G>(buf, Fs + (a.nf - 1) * P * P, a.K, s, kb_row_mul<T, P>(a, a.nf - 1),
+                                    kb_row_msh<T, P>(a, a.nf - 1));
+      else if (!kb_row_gin_os<T, P>(buf, Fs + (a.nf - 1) * P * P, a.K, s, kb_row_mul<T, P>(a, a.nf - 1),
+                                    kb_row_msh<T, P>(a, a.nf - 1), a.in + b * a.in_bs + r * a.in_rs, a.vec_in != 0))
+        kb_row_digit<T, P, S::G, true>(buf, Fs + (a.nf - 1) * P * P, a.K, s, kb_row_mul<T, P>(a, a.nf - 1),
+                                       kb_row_msh<T, P>(a, a.nf - 1), a.in + b * a.in_bs + r * a.in_rs,
+                                       a.vec_in != 0);
       for (int f = a.nf - 2; f >= 0; f--) {
         s /= P;
         __syncthreads();
-        kb_row_digit<T, P, S::G, false>(buf, Fs + f * P * P, a.K, s, kb_row_mul<T, P>(a, f), kb_row_msh<T, P>(a, f),
-                                        nullptr, false);
+        kb_row_digit_sh<T, P, S::G>(buf, Fs + f * P * P, a.K, s, kb_row_mul<T, P>(a, f), kb_row_msh<T, P>(a, f));
       }
     }
     __syncthreads();
@@ -683,6 +845,53 @@ __device__ __forceinline__ void kb_row_cross(T *buf, const T *__restrict__ A, in
   }
 }
 
+// kb_row_cross output-stationary (kb_row_shape::OS): all P outputs of the
+// GW positions in registers while k runs, one load of GW inputs a k.
+template <typename T, int P, int PER, int GW, bool LIN>
+__device__ __forceinline__ void kb_row_cross_os(T *buf, const T *__restrict__ A, int S, int i0, int n, T *orow,
+                                                int epilogue, T alpha, T beta, bool azero, bool bzero)
+{
+  constexpr int C = P / PER;
+  const int NT = blockDim.x;
+  uint32_t base[C];
+#pragma unroll
+  for (int o = 0; o < C; o++)
+    base[o] = kb_dsm_map(buf, o);
+#pragma unroll 1
+  for (int u = threadIdx.x; u < n / GW; u += NT) {
+    const int i = i0 + u * GW;
+    T acc[GW][P];
+    if (azero) {   // alpha = 0: neither the rows nor the factors were read
+#pragma unroll
+      for (int g = 0; g < GW; g++)
+#pragma unroll
+        for (int l = 0; l < P; l++)
+          acc[g][l] = T(0);
+    } else {
+      const uint32_t at = LIN ? (uint32_t)kb_row_at<T, P>(i) * (uint32_t)sizeof(T) : 0u;
+#pragma unroll
+      for (int k = 0; k < P; k++) {
+        T v[GW];
+        const uint32_t place = LIN ? at + (uint32_t)((k % PER) * S) * (uint32_t)sizeof(T)
+                                   : (uint32_t)(kb_row_at<T, P>((k % PER) * S + i) * sizeof(T));
+        kb_dsm_ld<T, GW>(v, base[k / PER] + place);
+        kb_row_fma_k<T, P, GW>(v, A, k, acc);
+      }
+    }
+#pragma unroll
+    for (int l = 0; l < P; l++) {
+      T *o = orow + (int64_t)l * S + i;
+      T w[GW], old[GW];
+      if (epilogue == KB_EPI_AXPBY && !bzero)
+        kb_row_ld<T, GW, GW>(old, o);
+#pragma unroll
+      for (int g = 0; g < GW; g++)
+        w[g] = kb_row_epi(epilogue, acc[g][l], &old[g], alpha, beta, bzero);
+      kb_row_st<T, GW, GW>(o, w);
+    }
+  }
+}
+
 // Unaligned Y or positions: one output at a time, its P inputs read again
 // for each (few registers: sharing the aligned path's register tiles with
 // this one spilled the P = 16 kernels).
@@ -750,17 +959,24 @@ __global__ void __launch_bounds__(kb_row_shape<T, P>::LBC) kb_row_cluster_kernel
     __syncthreads();
     if (!azero) {
       int s = Sd / P;
-      kb_row_digit<T, P, S::GC, true>(buf, Fs + (a.nf - 2) * P * P, Kl, s, kb_row_mul<T, P>(a, a.nf - 2),
-                                      kb_row_msh<T, P>(a, a.nf - 2), irow, a.vec_in != 0);
+      if (!kb_row_gin_os<T, P>(buf, Fs + (a.nf - 2) * P * P, Kl, s, kb_row_mul<T, P>(a, a.nf - 2),
+                               kb_row_msh<T, P>(a, a.nf - 2), irow, a.vec_in != 0))
+        kb_row_digit<T, P, S::GC, true>(buf, Fs + (a.nf - 2) * P * P, Kl, s, kb_row_mul<T, P>(a, a.nf - 2),
+                                        kb_row_msh<T, P>(a, a.nf - 2), irow, a.vec_in != 0);
       for (int f = a.nf - 3; f >= 0; f--) {
         s /= P;
         __syncthreads();
-        kb_row_digit<T, P, S::GC, false>(buf, Fs + f * P * P, Kl, s, kb_row_mul<T, P>(a, f), kb_row_msh<T, P>(a, f),
-                                         nullptr, false);
+        kb_row_digit_sh<T, P, S::GC>(buf, Fs + f * P * P, Kl, s, kb_row_mul<T, P>(a, f), kb_row_msh<T, P>(a, f));
       }
     }
     cl.sync();   // every block's local digits done
-    if (vec && lin)
+    if (S::OS && vec && lin)
+      kb_row_cross_os<T, P, PER, GX, LINX>(buf, Fs + (a.nf - 1) * P * P, Sd, i0, ipb, orow, a.epilogue, ep.alpha,
+                                           ep.beta, azero, ep.bzero);
+    else if (S::OS && vec)
+      kb_row_cross_os<T, P, PER, GX, false>(buf, Fs + (a.nf - 1) * P * P, Sd, i0, ipb, orow, a.epilogue, ep.alpha,
+                                            ep.beta, azero, ep.bzero);
+    else if (vec && lin)
       kb_row_cross<T, P, PER, GX, LINX>(buf, Fs + (a.nf - 1) * P * P, Sd, i0, ipb, orow, a.epilogue, ep.alpha,
                                         ep.beta, azero, ep.bzero);
     else if (vec)
