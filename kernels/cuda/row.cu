@@ -86,10 +86,14 @@ struct kb_row_shape {
   // ptxas: the cluster kernel's local digits 0.15-0.20 other instructions
   // a multiply-add instead of 0.30-0.36, 9% fewer in all a vector, 128
   // registers, no spills (with only the shared digits output-stationary,
-  // ptxas spilled the cross digit's inputs, 768 bytes).  H100, session 27, model plans, three
-  // interleaved rounds, new / old: float 1024_16x16^4 0.958, 2048_16x16^4
-  // 0.946, 256_16x16^4 0.976, one-block 1024_16x16^3 0.976; without the
-  // first (global) digit's change 1.01-1.02.
+  // ptxas spilled the cross digit's inputs, 768 bytes).  H100, session 27,
+  // model plans, three interleaved rounds, new / old: float 1024_16x16^4
+  // 0.958, 2048_16x16^4 0.946, 256_16x16^4 0.976, one-block 1024_16x16^3
+  // 0.976; without the first (global) digit's change 1.01-1.02.  Not for
+  // float P = 8 (LQ = P already shares each factor load over four slices:
+  // 1024_8x8^5 1.10x slower), nor four positions a thread in the cross
+  // digit (1024_16x16^4 1.05x slower).  GC above is left to the first digit
+  // where X is not 16-byte aligned.
   static constexpr bool OS = sizeof(T) == 4 && P == 16;
   static constexpr int GO = 4;
   static constexpr int LQ = P <= 8 ? P : (sizeof(T) == 4 && P >= 32 ? 8 : 4);
