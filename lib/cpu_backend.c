@@ -1219,18 +1219,23 @@ static void kb_cpu_plan_key_of(const struct kronblasContext *h, const kb_problem
   }
 }
 
-/* Keeps pl as the handle's plan for key k (in memory the handle allocates
- * once; where it cannot, nothing is kept and the next call plans again). */
-static void kb_cpu_memo_keep(struct kronblasContext *h, const kb_cpu_plan_key_t *k, const kb_cpu_plan_t *pl)
+/* Keeps pl, the model's plan for pb on nthreads threads, as the handle's
+ * plan (in memory the handle allocates once; where it cannot, or pb has
+ * more factors than a key holds, nothing is kept and the next call plans
+ * again). */
+static void kb_cpu_memo_keep(struct kronblasContext *h, const kb_problem_t *pb, const kb_cpu_opt_t *kt,
+                             int nthreads, const kb_cpu_plan_t *pl)
 {
   kb_cpu_memo_t *mo = h->cpu_plan_memo;
+  if (pb->nfactors > KB_CPU_PLAN_MAXF)
+    return;
   if (mo == NULL) {
     mo = malloc(sizeof *mo);
     if (mo == NULL)
       return;
     h->cpu_plan_memo = mo;
   }
-  mo->key = *k;
+  kb_cpu_plan_key_of(h, pb, kt, nthreads, &mo->key);
   mo->plan = *pl;
 }
 
@@ -1253,7 +1258,7 @@ static kronblasStatus_t kb_cpu_memo_plan(struct kronblasContext *h, const kb_pro
     return KRONBLAS_STATUS_SUCCESS;
   }
   KB_CHECK(kb_cpu_plan(pb, kt, nthreads, pl));
-  kb_cpu_memo_keep(h, &k, pl);
+  kb_cpu_memo_keep(h, pb, kt, nthreads, pl);
   return KRONBLAS_STATUS_SUCCESS;
 }
 
@@ -1331,11 +1336,9 @@ static kronblasStatus_t kb_cpu_gekmm_fast(struct kronblasContext *h, const kb_pr
   nt = kb_cpu_call_threads(h, pb, kb_cpu_kernels_for(pb->type), nthreads, &pl, &have);
   if (!have || h->tuning_mode == KRONBLAS_TUNING_MEASURE || kb_env()->log_level >= KB_LOG_DEBUG) {
     KB_CHECK(kb_cpu_call_plan(h, pb, nt, &pl, &plan));
-  } else if (pb->nfactors <= KB_CPU_PLAN_MAXF) {
+  } else {
     /* the one-thread plan priced now is the model's: kept for the next call */
-    kb_cpu_plan_key_t k;
-    kb_cpu_plan_key_of(h, pb, kb_cpu_kernels_for(pb->type), nt, &k);
-    kb_cpu_memo_keep(h, &k, &pl);
+    kb_cpu_memo_keep(h, pb, kb_cpu_kernels_for(pb->type), nt, &pl);
   }
   for (i = 0; i < pb->nfactors; i++)
     if (pb->strideF != NULL && pb->strideF[i] != 0)
