@@ -11,19 +11,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "tap.h"
 #include "cpu_plan.h"
 #include "kb_oracle.h"
 
-static uint64_t kb_m_rng;
-
-static float kb_m_rand(void)
-{
-  kb_m_rng = kb_m_rng * 6364136223846793005ull + 1442695040888963407ull;
-  return (float)((double)(kb_m_rng >> 11) / 9007199254740992.0 - 0.5);
-}
+static kb_rng_t kb_m_rng;
 
 /* One float call of m x (P x Q)^n -- the first factor Pf x Qf and the last
  * Pl x Ql where those are not 0 --, X's and Y's leading dimensions padded
@@ -33,7 +26,7 @@ static int kb_m_call(kronblasHandle_t h, kronblasSideMode_t side, int64_t m, int
                      const int64_t fl[4], int64_t padx, int64_t pady, int *hit)
 {
   static const float one = 1.0f, zero = 0.0f;
-  int64_t p[8], q[8], ldf[8], fr[8], fc[8], K = 1, L = 1, xr, xc, yr, yc, ldx, ldy, i, f;
+  int64_t p[8], q[8], ldf[8], fr[8], fc[8], K = 1, L = 1, xr, xc, yr, yc, ldx, ldy, f;
   float *X, *Y, *F[8];
   long double *ref, *mag;
   long hits0;
@@ -52,13 +45,11 @@ static int kb_m_call(kronblasHandle_t h, kronblasSideMode_t side, int64_t m, int
   ldy = yr + pady;
   X = malloc(sizeof *X * (size_t)(ldx * xc));
   Y = malloc(sizeof *Y * (size_t)(ldy * yc));
-  for (i = 0; i < ldx * xc; i++)
-    X[i] = kb_m_rand();
+  kb_rng_fill(&kb_m_rng, KRONBLAS_R_32F, X, ldx * xc);
   for (f = 0; f < n; f++) {
     ldf[f] = fr[f];
     F[f] = malloc(sizeof *F[f] * (size_t)(fr[f] * fc[f]));
-    for (i = 0; i < fr[f] * fc[f]; i++)
-      F[f][i] = kb_m_rand();
+    kb_rng_fill(&kb_m_rng, KRONBLAS_R_32F, F[f], fr[f] * fc[f]);
   }
   kb_oracle_poison(KRONBLAS_R_32F, Y, ldy * yc);
   hits0 = kb_cpu_test_memo_hits();
@@ -67,7 +58,7 @@ static int kb_m_call(kronblasHandle_t h, kronblasSideMode_t side, int64_t m, int
   *hit = kb_cpu_test_memo_hits() > hits0;
   if (K * L * (m + n) > ((int64_t)1 << 22)) {   /* the explicit product would take seconds */
     ok = ok && kb_identity_check(KRONBLAS_R_32F, side, KRONBLAS_OP_N, KRONBLAS_OP_N, m, n, p, q, X, ldx,
-                                 (const void *const *)F, ldf, Y, ldy, kb_m_rng, &worst) == 0;
+                                 (const void *const *)F, ldf, Y, ldy, kb_rng_next(&kb_m_rng), &worst) == 0;
     ref = mag = NULL;
   } else {
     ref = malloc(sizeof *ref * (size_t)(m * L));
@@ -132,12 +123,12 @@ int main(void)
     { "p 4,4,4, q 2,8,8", KRONBLAS_SIDE_LEFT, 8000, 4, 8, 3, 0, 0, { 4, 2, 4, 8 }, 0, -1, 0, 0 },
     { "q 8,8,2: only q differs", KRONBLAS_SIDE_LEFT, 8000, 4, 8, 3, 0, 0, { 4, 8, 4, 2 }, 0, -1, 0, 0 },
   };
-  const char *env = getenv("KRONBLAS_TEST_SEED");
+  const uint64_t seed = kb_test_seed();
   kronblasHandle_t h;
   size_t i;
 
-  kb_m_rng = env != NULL ? strtoull(env, NULL, 0) : (uint64_t)time(NULL);
-  tap_diag("seed %llu (KRONBLAS_TEST_SEED)", (unsigned long long)kb_m_rng);
+  kb_rng_seed(&kb_m_rng, seed);
+  tap_diag("seed 0x%llx (KRONBLAS_TEST_SEED)", (unsigned long long)seed);
   if (kronblasCreateWithBackend(&h, KRONBLAS_BACKEND_CPU) != KRONBLAS_STATUS_SUCCESS)
     tap_skip_all("no CPU handle");
   for (i = 0; i < sizeof steps / sizeof steps[0]; i++) {
