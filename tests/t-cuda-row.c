@@ -150,7 +150,10 @@ static void special_one(kronblasDataType_t type, int64_t P, int64_t n, int dp, i
 }
 
 /* Device pointer mode (alpha = 0 over NaN X and factors), Y = X; the same
- * with the prefetch (alpha = 0 reads no row) and for float 16. */
+ * with the prefetch (alpha = 0 reads no row), for float 16 and 32 and for
+ * every power-of-two cluster kernel with tight rows.  A NaN planted in
+ * kb_row_cross's alpha = 0 branch fails exactly the five tight cluster
+ * cases below (H100, session 28), which the padded rows had missed. */
 static void special(void)
 {
   special_one(KRONBLAS_R_32F, 8, 3, 1, 0, 0, 0, "2:3:row:3");
@@ -164,6 +167,17 @@ static void special(void)
   special_one(KRONBLAS_R_32F, 16, 3, 1, 1, 0, 1, "2:3:row:3");
   special_one(KRONBLAS_R_32F, 16, 4, 1, 1, 0, 1, "3:4:row:4");
   special_one(KRONBLAS_R_32F, 16, 4, 0, 0, 1, 1, "3:4:row:4");
+  /* float 32 in one block (its first digit's vector loads from X) */
+  special_one(KRONBLAS_R_32F, 32, 3, 1, 1, 0, 1, "2:3:row:3");
+  /* the other power-of-two cluster kernels with tight rows: their cross
+   * digit's alpha = 0 branch on its vector path (float 4^8 over two
+   * blocks, 8^6 over eight; double 4^8 over four, 8^5 over four, 16^4 over
+   * eight) */
+  special_one(KRONBLAS_R_32F, 4, 8, 1, 1, 0, 1, "7:8:row:8");
+  special_one(KRONBLAS_R_32F, 8, 6, 1, 1, 0, 1, "5:6:row:6");
+  special_one(KRONBLAS_R_64F, 4, 8, 1, 1, 0, 1, "7:8:row:8");
+  special_one(KRONBLAS_R_64F, 8, 5, 1, 1, 0, 1, "4:5:row:5");
+  special_one(KRONBLAS_R_64F, 16, 4, 1, 1, 0, 1, "3:4:row:4");
 }
 
 static void bad_words(void)
