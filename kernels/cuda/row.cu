@@ -93,7 +93,10 @@ struct kb_row_shape {
   // float P = 8 (LQ = P already shares each factor load over four slices:
   // 1024_8x8^5 1.10x slower), nor four positions a thread in the cross
   // digit (1024_16x16^4 1.05x slower).  GC above is left to the first digit
-  // where X is not 16-byte aligned.
+  // where X is not 16-byte aligned.  Float P = 32 (G = 2 slices, 64 outputs)
+  // over clusters of two 256-thread blocks ran 1024_32x32^3 in 0.261 ms, the
+  // same as its two passes, and made the one-block kernel slower (0.378
+  // against 0.336 ms; H100, session 28, doc/performance.md): not taken.
   static constexpr bool OS = sizeof(T) == 4 && P == 16;
   static constexpr int GO = 4;
   static constexpr int LQ = P <= 8 ? P : (sizeof(T) == 4 && P >= 32 ? 8 : 4);
@@ -1033,7 +1036,10 @@ static int kb_row_g(int type, int64_t P) { return type == 0 ? (P <= 16 ? 4 : 2) 
 // pref too where one block used to take the vector; only for shares of at
 // most KB_ROW_SHARE_SMALL (several blocks an SM), where it was measured.
 // Each entry's kernel is here too, so the host's choice and the kernels
-// that exist are one list.
+// that exist are one list.  Clusters of 16 (float 8^6 in 64 KB shares, two
+// blocks an SM, each value of the slowest digit over two blocks) ran
+// 1024_8x8^6 0.98x the time of eight 128 KB blocks, 2048 1.00x (H100,
+// session 28): not instantiated.
 static const struct {
   int type, P, C, pref, T;
   const void *fn;
