@@ -256,6 +256,22 @@ __device__ __forceinline__ void kb_row_divmod(unsigned j, unsigned s, int sh, un
   }
 }
 
+// Vector unit u of a strided digit (G consecutive slices, kb_row_digit_vec
+// and kb_row_digit_os_vec): its first element's index base, that
+// element's chunk cb and, with LIN, its place in the shared row (else the
+// offset within the chunk: the caller applies the swizzle per k).
+template <typename T, int P, int G, bool LIN>
+__device__ __forceinline__ T *kb_row_vec_unit(T *buf, int u, int s, int sh, unsigned mul, unsigned &base,
+                                              unsigned &cb)
+{
+  constexpr int VL = kb_row_shape<T, P>::VL;
+  unsigned hi, lo;
+  kb_row_divmod<P>((unsigned)(u * G), (unsigned)s, sh, mul, hi, lo);
+  base = hi * P * (unsigned)s + lo;
+  cb = base / VL;
+  return buf + (LIN ? kb_row_swz<T, P>(cb) * VL : 0u) + base % VL;
+}
+
 // A strided digit over vectors of G consecutive slices (consecutive lo;
 // s % G == 0 and s % VL == 0): one G-wide access per k, consecutive
 // threads on consecutive vectors.  Element base + k*s is in chunk cb +
@@ -272,10 +288,8 @@ __device__ __forceinline__ void kb_row_digit_vec(T *buf, const T *__restrict__ A
   const unsigned sc = (unsigned)s / VL;
 #pragma unroll 1
   for (int u = threadIdx.x; u < nu; u += NT) {
-    unsigned hi, lo;
-    kb_row_divmod<P>((unsigned)(u * G), (unsigned)s, sh, mul, hi, lo);
-    const unsigned base = hi * P * (unsigned)s + lo, cb = base / VL;
-    T *const b0 = buf + (LIN ? kb_row_swz<T, P>(cb) * VL : 0u) + base % VL;
+    unsigned base, cb;
+    T *const b0 = kb_row_vec_unit<T, P, G, LIN>(buf, u, s, sh, mul, base, cb);
     const T *const g0 = GIN ? gin + base : nullptr;
     T x[G][P];
 #pragma unroll
@@ -445,10 +459,8 @@ __device__ __forceinline__ void kb_row_digit_os_vec(T *buf, const T *__restrict_
   const unsigned sc = (unsigned)s / VL;
 #pragma unroll 1
   for (int u = threadIdx.x; u < nu; u += NT) {
-    unsigned hi, lo;
-    kb_row_divmod<P>((unsigned)(u * G), (unsigned)s, sh, mul, hi, lo);
-    const unsigned base = hi * P * (unsigned)s + lo, cb = base / VL;
-    T *const b0 = buf + (LIN ? kb_row_swz<T, P>(cb) * VL : 0u) + base % VL;
+    unsigned base, cb;
+    T *const b0 = kb_row_vec_unit<T, P, G, LIN>(buf, u, s, sh, mul, base, cb);
     T acc[G][P];
 #pragma unroll
     for (int k = 0; k < P; k++) {
@@ -792,6 +804,16 @@ __device__ __forceinline__ uint32_t kb_dsm_map(const void *p, int rank)
   return r;
 }
 
+// The shared::cluster address of buf in each of the C blocks of the
+// cluster (kb_row_cross, kb_row_cross_os).
+template <int C>
+__device__ __forceinline__ void kb_dsm_bases(const void *buf, uint32_t (&base)[C])
+{
+#pragma unroll
+  for (int o = 0; o < C; o++)
+    base[o] = kb_dsm_map(buf, o);
+}
+
 // The slowest digit across the cluster for positions [i0, i0 + n), GW
 // consecutive ones (in one 16-byte chunk; n % GW == 0, Y aligned to GW) per
 // thread at a time.  LIN: S a multiple of the swizzle's period, so that
@@ -805,9 +827,7 @@ __device__ __forceinline__ void kb_row_cross(T *buf, const T *__restrict__ A, in
   constexpr int LQ = kb_row_shape<T, P>::LQ, C = P / PER;
   const int NT = blockDim.x;
   uint32_t base[C];
-#pragma unroll
-  for (int o = 0; o < C; o++)
-    base[o] = kb_dsm_map(buf, o);
+  kb_dsm_bases<C>(buf, base);
 #pragma unroll 1
   for (int u = threadIdx.x; u < n / GW; u += NT) {
     const int i = i0 + u * GW;
@@ -861,9 +881,7 @@ __device__ __forceinline__ void kb_row_cross_os(T *buf, const T *__restrict__ A,
   constexpr int C = P / PER;
   const int NT = blockDim.x;
   uint32_t base[C];
-#pragma unroll
-  for (int o = 0; o < C; o++)
-    base[o] = kb_dsm_map(buf, o);
+  kb_dsm_bases<C>(buf, base);
 #pragma unroll 1
   for (int u = threadIdx.x; u < n / GW; u += NT) {
     const int i = i0 + u * GW;
