@@ -897,6 +897,22 @@ static int kb_cpu_groups(const kb_cpu_model_t *M, kb_cpu_groups_t *gs)
  * 9.5-10.0, double 24-26 against 15, 16_16x16^5 float 78-102 against
  * 33-37 (rows of 1-4 MiB in L3). */
 #define KB_BAND_MODEL_MAXP 5
+/* Where the fastest digits are 6 x 6 factors, the dense step across slices
+ * (kb_td_6x2, session 29) leaves no band matrix in the plan: straight
+ * steps for the slower digits, the two fastest at 12 FMAs an element
+ * instead of the 36 x 36 product's 36.  The model priced those plans
+ * 1.07-1.17x above the tiled plans of paired factors (6^6: float 3.05e5
+ * against 2.61e5, double 5.12e5 against 4.76e5), which measured slower at
+ * every m: Emerald Rapids guest, two threads, best of 5-100 calls,
+ * alternating, banded against tiled, ms: float 1024_6x6^6 35-42 against
+ * 39-77, 256 8.8-10.1 against 10.5-14.3, 32 0.93-1.02 against 1.10-1.29;
+ * double 1024 61-121 against 88-163.  Their price is divided by this; the
+ * other shapes it moves to banded plans, same runs: 1024_6x6^5 float
+ * 5.9-7.1 against 9.8-11.2, double 9.7-12.7 against 16.3-20.5; 1024_6x6^4
+ * float 0.66-1.07 against 0.72-0.93 (a tie), double 1.34-1.68 against
+ * 1.48-2.31; double 1024_6x6^3 0.20-0.23 against 0.29-0.31; 16_6x6^4,
+ * 4_6x6^5 and 16_6x6^6 1.1-1.5x faster. */
+#define KB_BAND_TD6_FIT 1.3
 /* Dense steps (the fastest digits as one GEMM, kb_band_dense): rates of
  * its micro-tiles in this model's units, 6 x 4 (10 loads per 24 FMAs),
  * 12 x 2 (14 per 24; a lower rate lost float 3^6 and 2^10, 1.3-1.5x
@@ -1169,7 +1185,7 @@ static double kb_cpu_band_steps(const kb_problem_t *pb, const kb_cpu_opt_t *kt, 
   int64_t len = pb->K, maxlen = 0, pad = 0, sf[KB_CPU_PLAN_MAXF];
   double cost = KB_COST_CALL, eff = 1, fc[KB_CPU_PLAN_MAXF], c0, x0;
   size_t bytes;
-  int t, f, big = 0, segok[KB_CPU_PLAN_MAXF];
+  int t, f, big = 0, td6 = 0, segok[KB_CPU_PLAN_MAXF];
 
   sf[n - 1] = 1;
   for (f = n - 2; f >= 0; f--)
@@ -1253,6 +1269,7 @@ static double kb_cpu_band_steps(const kb_problem_t *pb, const kb_cpu_opt_t *kt, 
     pl->band_banded[t] = 0;
     pl->band_dense[t] = n - fd;
     pl->band_tdense[t] = kb_cpu_band_td(pb, kt, fd);
+    td6 = pl->band_tdense[t] && pb->p[fd] > KB_BAND_MODEL_MAXP;
     pl->band_s[t] = 1;
     c0 = cost;
     cost += (double)(len / P) * (double)nvq * (double)P /
@@ -1322,7 +1339,7 @@ static double kb_cpu_band_steps(const kb_problem_t *pb, const kb_cpu_opt_t *kt, 
     if (dram > x0)
       cost += dram - x0;
   }
-  return cost;
+  return td6 ? cost / KB_BAND_TD6_FIT : cost;
 }
 
 /* Whether digits fd..n-1 (at least two) may run as one dense step: its
@@ -1369,8 +1386,9 @@ static double kb_cpu_band_setup(const kb_problem_t *pb, const kb_cpu_opt_t *kt, 
     if (force > 0 && n - fd != force)
       continue;
     /* factors of p > KB_BAND_MODEL_MAXP: the other plans (float 1024_7x7^4
-     * with a dense 49 x 49 step 4% slower than in passes) */
-    if (force < 0 && (fd <= half || pb->p[fd] > KB_BAND_MODEL_MAXP))
+     * with a dense 49 x 49 step 4% slower than in passes), unless the
+     * step runs across slices (6^2: KB_BAND_TD6_FIT) */
+    if (force < 0 && (fd <= half || (pb->p[fd] > KB_BAND_MODEL_MAXP && !kb_cpu_band_td(pb, kt, fd))))
       break;
     c = kb_cpu_band_steps(pb, kt, esz, fd, pl);
     if (c < best || force > 0) {

@@ -1099,20 +1099,22 @@ int main(void)
   }
   tap_diag("dense steps: %.2f s", kb_t_now() - t0);
   t0 = kb_t_now();
-  /* 3d'. dense steps across slices (kb_band_tdense): 3^3 and 2^5 as the
-   * dense step after straight and fused steps or alone, slices in whole
-   * blocks of a vector's lanes and a ragged last one (3^3 alone: S = 1;
-   * 3^5: S = 9; 3^7: 81; 2^7: 4; 2^8: 8), the outputs straight into the
-   * next block (plain stores), through the epilogue or non-temporal
-   * (shifted onto Y's lines), odd m, 1-3 threads, alpha, beta, padding;
-   * the model's dense step of 3^7 too */
+  /* 3d'. dense steps across slices (kb_band_tdense): 3^3, 2^5 and 6^2 as
+   * the dense step after straight and fused steps or alone, slices in
+   * whole blocks of a vector's lanes and a ragged last one (3^3 alone: S =
+   * 1; 3^5: S = 9; 3^7: 81; 2^7: 4; 2^8: 8; 6^2 alone: 1; 6^4: 36; 6^5:
+   * 216), the outputs straight into the next block (plain stores), through
+   * the epilogue or non-temporal (shifted onto Y's lines), odd m, 1-3
+   * threads, alpha, beta, padding; the model's dense steps of 3^7 and 6^4
+   * too (6^2: 36 vectors, more than registers: kb_td_block's T path) */
   for (ti = 0; ti < 2; ti++) {
     const kronblasDataType_t type = kb_t_types[ti];
     const kb_cpu_opt_t *kt = kb_cpu_kernels_for(type);
     static const struct {
       int64_t p, n;
       int dense;
-    } td[] = { { 3, 7, 3 }, { 3, 7, 0 }, { 3, 3, 3 }, { 3, 4, 3 }, { 3, 5, 3 }, { 2, 5, 5 }, { 2, 7, 5 }, { 2, 8, 5 } };
+    } td[] = { { 3, 7, 3 }, { 3, 7, 0 }, { 3, 3, 3 }, { 3, 4, 3 }, { 3, 5, 3 }, { 2, 5, 5 }, { 2, 7, 5 }, { 2, 8, 5 },
+              { 6, 2, 2 }, { 6, 3, 2 }, { 6, 4, 2 }, { 6, 5, 2 }, { 6, 4, 0 } };
     const long runs0 = kb_cpu_test_tdense_runs();
     int nbad = 0, nrun = 0, c;
     first[0] = '\0';
@@ -1138,7 +1140,7 @@ int main(void)
     /* (the AVX-512 kernels only: elsewhere none may run that way) */
     kb_t_band_report(kt != NULL && kt->band_half ? kt : NULL, type,
                      "dense steps across slices",
-                     "3^3 and 2^5 after other steps or alone, whole and ragged blocks of slices, plain, "
+                     "3^3, 2^5 and 6^2 after other steps or alone, whole and ragged blocks of slices, plain, "
                      "epilogue and non-temporal stores, 1-3 threads, against the explicit product or the identity",
                      nbad, nrun, first, kb_cpu_test_tdense_runs() - runs0, nrun / 2,
                      "batch entries with one");
@@ -1546,7 +1548,8 @@ int main(void)
    * plan with column tiles is cheaper (was: 16_8x8^6 float,
    * 2 MiB: 9.6-9.9 ms against 10.8-11.3 for two three-factor groups, one
    * thread), larger ones (16_8x8^6 double, 4 MiB) and smaller ones
-   * (1024_6x6^6 double, 746 KiB) keep three-factor groups, rows in L2 keep
+   * (1024_6x6^6 double, 746 KiB, without its banded plan's dense step
+   * across slices) keep three-factor groups, rows in L2 keep
    * their split (1024_8x8^5 float); 16_32x32^4
    * float keeps its digits in place once X from DRAM is priced (the
    * rotating plan's transposing first group waits for it: 62.7 ms against
@@ -1594,7 +1597,6 @@ int main(void)
       { KRONBLAS_R_64F, 16, 4, 32, 1, "3-1,0-0", 1, 0, 128 },
       { KRONBLAS_R_32F, 16, 5, 16, 1, "4-1,0-0", 1, 0, 256 },
       { KRONBLAS_R_32F, 1024, 4, 16, 1, "3-2,1-0", 0, 0, 0 },
-      { KRONBLAS_R_64F, 1024, 6, 6, 1, "5-3,2-0", -1, 0, 0 },
       { KRONBLAS_R_32F, 16, 3, 64, 1, "2-2,1-0", 1, 0, 0 },
       { KRONBLAS_R_32F, 16, 3, 64, 2, "2-2,1-0", 1, 0, 0 },
       { KRONBLAS_R_64F, 16, 3, 64, 1, "2-1,0-0", 1, 0, 0 }, { KRONBLAS_R_32F, 2, 3, 64, 1, "2-1,0-0", 1, 0, 0 },
@@ -1603,10 +1605,12 @@ int main(void)
       { KRONBLAS_R_64F, 1, 2, 64, 2, "1-1,0-0", 1, 0, 0 },
       { KRONBLAS_R_64F, 256, 2, 128, 1, "1-1,0-0", 1, 0, 0 },
       /* banded plans: 3^7 (float 0.75x the other plan's time, one thread,
-       * double 0.90x), not 6^6 (float 1.04x, double 1.07-1.12x) */
+       * double 0.90x); 6^6 with its two fastest digits as a dense step
+       * across slices (session 29; with band matrices of p = 6 it was
+       * float 1.04x, double 1.07-1.12x, and not taken) */
       { KRONBLAS_R_32F, 1024, 7, 3, 1, "6-0", 0, 1, 0 }, { KRONBLAS_R_32F, 1024, 7, 3, 2, "6-0", 0, 1, 0 },
       { KRONBLAS_R_64F, 1024, 7, 3, 2, "6-0", 0, 1, 0 },
-      { KRONBLAS_R_32F, 1024, 6, 6, 1, "5-4,3-2,1-0", -1, 0, 0 },
+      { KRONBLAS_R_32F, 1024, 6, 6, 1, "5-0", 0, 1, 0 }, { KRONBLAS_R_64F, 1024, 6, 6, 1, "5-0", 0, 1, 0 },
     };
     const kb_cpu_opt_t *kt = kb_cpu_kernels_for(KRONBLAS_R_32F);
     if (kt == NULL || strcmp(kt->name, "avx512") != 0) {
@@ -1630,6 +1634,8 @@ int main(void)
             pl.band != cases[ci].band ||
             (cases[ci].lastnb > 0 && (pl.ngroups < 1 || pl.g[pl.ngroups - 1].nb != cases[ci].lastnb)) ||
             (pl.band && (cases[ci].p == 3) != (pl.band_dense[pl.band_nsteps - 1] == 3)) ||
+            (pl.band && cases[ci].p == 6 &&
+             (pl.band_dense[pl.band_nsteps - 1] != 2 || !pl.band_tdense[pl.band_nsteps - 1])) ||
             (pl.band && (cases[ci].m == 16) != (pl.band_col_e > 0))) {
           ok = 0;
           snprintf(msg, sizeof msg,
@@ -1640,6 +1646,19 @@ int main(void)
                    pl.inplace ? " ip1" : "", pl.band ? (pl.band_dense[pl.band_nsteps - 1] ? " bd1 dense" : " bd1") : "",
                    cases[ci].groups,
                    cases[ci].inplace == 1 ? " ip1" : "", cases[ci].band ? " bd1" : "");
+        }
+      }
+      /* without that dense step, rows whose two buffers are within L2
+       * (1024_6x6^6 double, 746 KiB) keep three-factor groups */
+      if (ok) {
+        kb_cpu_plan_t pl;
+        kb_cpu_test_force_band_tdense(0);
+        kb_t_model_groups(KRONBLAS_R_64F, 1024, 6, 6, 1, &pl, got, sizeof got);
+        kb_cpu_test_force_band_tdense(-1);
+        if (strcmp(got, "5-3,2-0") != 0 || pl.band) {
+          ok = 0;
+          snprintf(msg, sizeof msg, ": d 1024_6x6^6 without dense steps across slices: groups %s%s, expected 5-3,2-0",
+                   got, pl.band ? " bd1" : "");
         }
       }
       kb_cpu_test_caches(0, 0, 0);
