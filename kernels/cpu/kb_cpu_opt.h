@@ -180,8 +180,8 @@ static inline int kb_band_hp8_at(const kb_cpu_band_t *B, int t, int64_t h)
 }
 /* The dense steps kb_band_tdense takes (AVX-512 kernels: band_half): nd
  * square digits of p where p^nd is at least three times nd*p (the FMAs it
- * saves) and at most 36 (a tile of vectors in registers up to 32, in L1
- * beyond: 6^2) */
+ * saves) and at most 36 (a tile of vectors in registers up to 32, then
+ * p <= 4; in L1 beyond: 6^2) */
 #define KB_CPU_BAND_TD_OK(p, nd) (((p) == 3 && (nd) == 3) || ((p) == 2 && (nd) == 5) || ((p) == 6 && (nd) == 2))
 #define KB_CPU_BAND_SEG_BYTES 8192
 /* the segments' buffers (band_kernels.inc) hold this much: the planner
