@@ -1608,8 +1608,22 @@ static void kb_cpu_plan_layout(const kb_problem_t *pb, size_t esz, kb_cpu_plan_t
     pl->d0_next_chunk = 4 * (2 * (size_t)(pl->g[0].P + pl->g[0].tile_elems) * esz) <= 3 * kb_cpu_l2;
   /* Outputs much larger than the last-level cache are written around it:
    * nobody reads them before they would be evicted anyway, and a
-   * non-temporal store saves reading each line for ownership. */
-  pl->y_stream = (size_t)pb->m * (size_t)pb->L * esz > kb_cpu_llc_operands();
+   * non-temporal store saves reading each line for ownership.  So are
+   * outputs that take the whole LLC together with X (twice the operand
+   * share, kb_cpu_llc_operands): then neither stays from one call to the
+   * next either.  Measured on AMD Zen 5 (32 MiB L3, 16 MiB operand
+   * share), two threads, Y around the cache against through it,
+   * alternating single bench runs (ms): float 1024_64x64^2 (16 + 16 MiB)
+   * 2.54-3.00 against 3.18-3.48 (3 pairs; 2.22-2.85 against 2.93-3.08 in
+   * 3 more), 16_64x64^3 3.11-3.19 against 3.26-3.49, double 1_8x8^7
+   * 2.07-2.27 against 2.33-2.38; float 256_128x128^2 and 16_8x8^6 even.
+   * Float 1_8x8^7 (8 + 8 MiB: half the LLC) ran 0.88-0.93x streamed too
+   * but keeps Y cached: there a caller's next read of Y may still find
+   * it. */
+  {
+    const size_t xb = (size_t)pb->m * (size_t)pb->K * esz, yb = (size_t)pb->m * (size_t)pb->L * esz;
+    pl->y_stream = yb > kb_cpu_llc_operands() || xb + yb >= 2 * kb_cpu_llc_operands();
+  }
   pl->buf_stream = (size_t)pl->buf_elems * esz > kb_cpu_llc_operands();
 }
 
