@@ -31,6 +31,8 @@ static kronblasStatus_t kb_cpu_init(struct kronblasContext *h)
 {
   h->backend_state = NULL;
   h->cpu_plan_memo = NULL;
+  h->cpu_split_buf = NULL;
+  h->cpu_split_bytes = 0;
   return KRONBLAS_STATUS_SUCCESS;
 }
 
@@ -39,6 +41,9 @@ static void kb_cpu_fini(struct kronblasContext *h)
   kb_cpu_tune_free(h);
   free(h->cpu_plan_memo);
   h->cpu_plan_memo = NULL;
+  free(h->cpu_split_buf);
+  h->cpu_split_buf = NULL;
+  h->cpu_split_bytes = 0;
 }
 
 /* Threads a call may use: the handle's setting, else OpenMP's; one when the
@@ -1381,7 +1386,155 @@ static kronblasStatus_t kb_cpu_gekmm_fast(struct kronblasContext *h, const kb_pr
   return KRONBLAS_STATUS_SUCCESS;
 }
 
-static kronblasStatus_t kb_cpu_gekmm_direct(struct kronblasContext *h, const kb_problem_t *pb)
+static kronblasStatus_t kb_cpu_gekmm_entries(struct kronblasContext *h, const kb_problem_t *pb, int may_split);
+
+/* Long rows in two calls.  A row of X too long for L2 (float 1_8x8^7: 8
+ * MiB) makes every plan of one call pass through L3 or DRAM once per
+ * group of factors, with the threads sharing each group's tiles.  Split
+ * after the first s factors (the fewest whose product Ks is at least 64
+ * and leaves rows of Kf = K / Ks within 512 KiB), the row is Ks rows of
+ * Kf: the last n - s factors run as a call of m * Ks short rows (per-row
+ * plans, rows in L2, threads on rows) into an intermediate T, and the
+ * first s as a call over T's columns (X contiguous along m: Lf vectors
+ * of Ks, a batch entry per row) into Y with alpha and beta.  Measured on
+ * AMD Zen 5, two threads, bench medians, split against one call (ms,
+ * two alternating pairs unless said): float 1_8x8^7 0.89-1.05 against
+ * 1.59-1.78, 2_8x8^7 2.44-2.61 against 3.42-3.55, 4_8x8^7 5.02 against
+ * 6.36-6.47, 1_8x8^8 8.7-9.2 against 17.0-17.2, 1_4x4^12 11.1-11.4
+ * against 17.8-19.2, 1_2x2^23 5.7-5.8 against 11.2-11.8, 1_3x3^15 15.9
+ * against 19.7-21.0, 1_16x16^6 10.3-10.8 against 10.9-11.8; double
+ * 1_8x8^8 18.1-18.2 against 19.9-20.6, 1_4x4^12 18.5-18.9 against 37.5,
+ * 1_2x2^23 11.1-12.5 against 20.4-22.4, 1_8x8^7 a tie (four pairs,
+ * medians 2.09 / 2.15: its digits-in-place plan splits the row at the
+ * same factor); complex 1_8x8^7 3.25-3.34 against 4.29-4.40 (float),
+ * 6.3-6.6 against 9.8-10.2 (double).  Rows of 4 MiB were slower split
+ * (float 1_16x16^5 0.52-0.58 against 0.49, 1_32x32^4 0.76-0.79 against
+ * 0.70-0.74; 1_4x4^10 0.49-0.55 against 0.54-0.60): rows from 8 MiB on.
+ * T (m * Ks * Lf elements) is the handle's, kept between calls; a user
+ * workspace (kronblasSetWorkspace) turns the split off, so that the
+ * library never holds more than its query reported. */
+#define KB_CPU_SPLIT_MIN_BYTES ((size_t)8 << 20)
+#define KB_CPU_SPLIT_MAX_ROW ((size_t)512 << 10)
+static int kb_cpu_force_split = -1;
+static long kb_cpu_split_runs;
+
+void kb_cpu_test_force_split(int on)
+{
+  kb_cpu_force_split = on;
+}
+
+long kb_cpu_test_split_runs(void)
+{
+  return __atomic_load_n(&kb_cpu_split_runs, __ATOMIC_RELAXED);
+}
+
+/* The number of leading factors the second call applies; 0: no split. */
+static int kb_cpu_split_at(const struct kronblasContext *h, const kb_problem_t *pb)
+{
+  const size_t esz = kb_type_size(pb->type);
+  int64_t ks = 1, kf;
+  int s;
+  if (kb_cpu_force_split == 0 || h->user_ws != NULL || pb->batch != 1 || pb->nfactors < 2 ||
+      !pb->x_contig_k || !pb->y_contig_l || pb->alpha_is_zero || pb->K == 0)
+    return 0;
+  /* (measured with the optimised kernels only) */
+  if (kb_cpu_force_split < 0 && (pb->nfactors < 3 || pb->m > 4 || (size_t)pb->K * esz < KB_CPU_SPLIT_MIN_BYTES ||
+                                 kb_cpu_kernels_for(pb->type) == NULL))
+    return 0;
+  /* vectors of X and of Y one after another: the short rows of all m
+   * vectors are then equally spaced */
+  if (pb->m > 1 && (pb->xs_m != pb->K || pb->ys_m != pb->L))
+    return 0;
+  for (s = 1; s < pb->nfactors; s++) {
+    ks *= pb->p[s - 1];
+    if (kb_cpu_force_split > 0 || (ks >= 64 && (size_t)(pb->K / ks) * esz <= KB_CPU_SPLIT_MAX_ROW))
+      break;
+  }
+  if (s >= pb->nfactors)
+    return 0;
+  kf = pb->K / ks;
+  if (kb_cpu_force_split < 0 && (s > pb->nfactors - 2 || (size_t)kf * esz > KB_CPU_SPLIT_MAX_ROW))
+    return 0;
+  return s;
+}
+
+static kronblasStatus_t kb_cpu_gekmm_split(struct kronblasContext *h, const kb_problem_t *pb, int s)
+{
+  static const double one[2] = { 1.0, 0.0 }, zero[2] = { 0.0, 0.0 };
+  static const float onef[2] = { 1.0f, 0.0f }, zerof[2] = { 0.0f, 0.0f };
+  const size_t esz = kb_type_size(pb->type);
+  const int sp = pb->type == KRONBLAS_R_32F || pb->type == KRONBLAS_C_32F;
+  kb_problem_t a = *pb, b = *pb;
+  int64_t ks = 1, ls = 1, i;
+  size_t tb;
+  for (i = 0; i < s; i++) {
+    ks *= pb->p[i];
+    ls *= pb->q[i];
+  }
+  if ((uint64_t)pb->m > SIZE_MAX / esz / (size_t)(pb->L / ls) / (size_t)ks)
+    return KRONBLAS_STATUS_ALLOC_FAILED;
+  tb = (size_t)pb->m * (size_t)ks * (size_t)(pb->L / ls) * esz;
+  if (h->cpu_split_bytes < tb) {
+    void *t = NULL;
+    if (posix_memalign(&t, 64, tb) != 0)
+      return KRONBLAS_STATUS_ALLOC_FAILED;
+    free(h->cpu_split_buf);
+    h->cpu_split_buf = t;
+    h->cpu_split_bytes = tb;
+  }
+  /* the last n - s factors: m * Ks rows of Kf into T (alpha 1, beta 0) */
+  a.nfactors = pb->nfactors - s;
+  a.p = pb->p + s;
+  a.q = pb->q + s;
+  a.F = pb->F + s;
+  a.ldf = pb->ldf + s;
+  a.fs_l = pb->fs_l + s;
+  a.fs_k = pb->fs_k + s;
+  a.strideF = pb->strideF != NULL ? pb->strideF + s : NULL;
+  a.m = pb->m * ks;
+  a.K = pb->K / ks;
+  a.L = pb->L / ls;
+  a.xs_m = a.K;
+  a.ldx = a.K;
+  a.Y = h->cpu_split_buf;
+  a.ys_m = a.L;
+  a.ys_l = 1;
+  a.ldy = a.L;
+  a.pointer_mode = KRONBLAS_POINTER_MODE_HOST;
+  a.alpha = sp ? (const void *)onef : (const void *)one;
+  a.beta = sp ? (const void *)zerof : (const void *)zero;
+  a.alpha_is_zero = 0;
+  a.beta_is_zero = 1;
+  /* the first s factors over T's columns: per vector, Lf vectors of Ks
+   * elements Lf apart, into Y's Ls runs of Lf */
+  b.nfactors = s;
+  b.strideF = NULL;
+  b.m = a.L;
+  b.K = ks;
+  b.L = ls;
+  b.X = h->cpu_split_buf;
+  b.xs_m = 1;
+  b.xs_k = a.L;
+  b.ldx = a.L;
+  b.x_contig_k = 0;
+  b.conjX = 0;
+  b.ys_m = 1;
+  b.ys_l = a.L;
+  b.ldy = a.L;
+  b.y_contig_l = 0;
+  b.batch = pb->m;
+  b.strideX = (long long)(ks * a.L);
+  b.strideY = (long long)pb->L;
+  kb_log(KB_LOG_DEBUG, "cpu split: %lld rows of %lld, then %lld factors over %lld columns", (long long)a.m,
+         (long long)a.K, (long long)s, (long long)b.m);
+  /* (neither split again: the first writes the handle's T) */
+  KB_CHECK(kb_cpu_gekmm_entries(h, &a, 0));
+  KB_CHECK(kb_cpu_gekmm_entries(h, &b, 0));
+  __atomic_add_fetch(&kb_cpu_split_runs, 1, __ATOMIC_RELAXED);
+  return KRONBLAS_STATUS_SUCCESS;
+}
+
+static kronblasStatus_t kb_cpu_gekmm_entries(struct kronblasContext *h, const kb_problem_t *pb, int may_split)
 {
   kronblasStatus_t st = KRONBLAS_STATUS_SUCCESS;
   const kb_cpu_kernels_t *kt = kb_cpu_ref_kernels[pb->type];
@@ -1395,6 +1548,9 @@ static kronblasStatus_t kb_cpu_gekmm_direct(struct kronblasContext *h, const kb_
   const int scale_only = pb->alpha_is_zero || pb->K == 0;
 
   if (!scale_only) {
+    const int split = may_split ? kb_cpu_split_at(h, pb) : 0;
+    if (split > 0)
+      return kb_cpu_gekmm_split(h, pb, split);
     st = kb_cpu_gekmm_fast(h, pb, nthreads);
     if (st != KRONBLAS_STATUS_NOT_SUPPORTED)
       return st;
@@ -1423,6 +1579,11 @@ static kronblasStatus_t kb_cpu_gekmm_direct(struct kronblasContext *h, const kb_
   if (Fb != fstack)
     free(Fb);
   return st;
+}
+
+static kronblasStatus_t kb_cpu_gekmm_direct(struct kronblasContext *h, const kb_problem_t *pb)
+{
+  return kb_cpu_gekmm_entries(h, pb, 1);
 }
 
 /* Entries whose Y overlaps other entries' inputs: every result is formed

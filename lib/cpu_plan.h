@@ -244,6 +244,12 @@ long kb_cpu_test_tdense_runs(void);  /* batch entries run with one */
 void kb_cpu_test_force_band_hp8(int hp8);
 long kb_cpu_test_hp8_runs(void);     /* batch entries run with it */
 long kb_cpu_test_band_runs(void);
+/* Long rows split in two calls (lib/cpu_backend.c, kb_cpu_gekmm_split):
+ * -1 the rule, 1 wherever the layout allows (any size, any real or
+ * complex type, the split after the first factor when the rule would
+ * not split), 0 never; and how many calls this process has split. */
+void kb_cpu_test_force_split(int on);
+long kb_cpu_test_split_runs(void);
 /* Tail rows of plans on rows (lib/cpu_backend.c, kb_cpu_tail_row): on,
  * thread 0 of a team of two or more takes no rows and only helps the
  * others' tail rows, and they leave their tail rows' work to it; and how

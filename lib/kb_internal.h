@@ -216,6 +216,10 @@ struct kronblasContext {
   /* CPU backend: the model's plan of the last call and its key
    * (lib/cpu_backend.c kb_cpu_memo_plan), NULL until the first */
   void *cpu_plan_memo;
+  /* CPU backend: the intermediate of calls split in two (lib/cpu_backend.c
+   * kb_cpu_gekmm_split), grown on demand, freed with the handle */
+  void *cpu_split_buf;
+  size_t cpu_split_bytes;
 };
 
 /* NOT_INITIALIZED unless h is a live handle of this process.  Never reads

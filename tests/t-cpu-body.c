@@ -636,7 +636,7 @@ int main(void)
   if (kb_cpu_test_force_isa(KB_TEST_ISA) != 0)
     tap_skip_all("this CPU or build has no %s kernels", KB_TEST_ISA);
   kb_rng_seed(&r, seed);
-  tap_plan(1 + 4 * 5 + 2 + 2 + 2 + 2 + 2 + 2 + 2 + 2 + 2 + 2 + 2 + 1 + 1 + 1 + 1 + 1 + 1);
+  tap_plan(1 + 4 * 5 + 2 + 2 + 2 + 2 + 2 + 2 + 2 + 2 + 2 + 2 + 2 + 1 + 1 + 1 + 1 + 1 + 1 + 4 + 1);
   tap_ok(kronblasCreateWithBackend(&h, KRONBLAS_BACKEND_CPU) == KRONBLAS_STATUS_SUCCESS, "CPU handle");
 
   t0 = kb_t_now();
@@ -906,6 +906,97 @@ int main(void)
     }
   }
   tap_diag("chunk read-ahead: %.2f s", kb_t_now() - t0);
+  t0 = kb_t_now();
+  /* 3c'''. long rows split in two calls (kb_cpu_gekmm_split): forced
+   * wherever the layout allows, on small problems against the explicit
+   * product -- m = 1..3 (tight leading dimensions where m > 1, padded now
+   * and then where m = 1), two to four distinct factors, the split after
+   * the first (forced) factor, random factor transposes (conjugates for
+   * complex), alpha, beta, 1-3 threads; batches of two and padded m > 1
+   * run unsplit and are counted apart.  Then the rule: rows of 8 MiB
+   * split where the optimised kernels exist, against the identity, and
+   * not split under a user workspace. */
+  for (ti = 0; ti < 4; ti++) {
+    const kronblasDataType_t type = kb_t_types[ti];
+    int nbad = 0, nrun = 0, c, want = 0;
+    const long s0 = kb_cpu_test_split_runs();
+    long got;
+    first[0] = '\0';
+    kb_cpu_test_force_split(1);
+    for (c = 0; c < 14; c++) {
+      kb_t_prob_t P;
+      int64_t i;
+      kb_t_left_start(&r, &P, type);
+      P.m = kb_rng_range(&r, 1, 3);
+      P.n = kb_rng_range(&r, 2, 4);
+      for (i = 0; i < P.n; i++) {
+        P.p[i] = kb_rng_range(&r, 1, 5);
+        P.q[i] = kb_rng_range(&r, 1, 5);
+      }
+      P.batch = 1;
+      kb_t_random_call(&r, &P);
+      if (P.m > 1 && c % 5 != 4)
+        P.pad = 0;
+      if (c % 7 == 6)
+        P.batch = 2;
+      want += P.batch == 1 && (P.m == 1 || P.pad == 0);
+      kb_t_one(h, &P, kb_rng_next(&r), 1, &nbad, &nrun, first, sizeof first);
+    }
+    kb_cpu_test_force_split(-1);
+    got = kb_cpu_test_split_runs() - s0;
+    tap_ok(nbad == 0 && got == want,
+           "%s: long rows split in two calls (forced; m = 1..3, 2-4 distinct factors, alpha, beta, transposes, "
+           "1-3 threads) against the explicit product: %d of %d wrong%s%s; %ld split (want %d)",
+           kb_oracle_type_name(type), nbad, nrun, nbad ? ": " : "", first, got, want);
+  }
+  {
+    int nbad = 0, nrun = 0, nsplit = 0, nwant = 0, nws = 0;
+    first[0] = '\0';
+    /* float, complex double, then float under a user workspace (the
+     * rule does not look at the type but through the row's bytes; the
+     * forced cases above cover every type's two calls) */
+    for (ti = 0; ti < 3; ti++) {
+      const kronblasDataType_t type = kb_t_types[ti == 1 ? 3 : 0];
+      kb_t_prob_t P;
+      long s0 = kb_cpu_test_split_runs();
+      int64_t i;
+      void *uws = NULL;
+      kb_t_left_start(&r, &P, type);
+      P.m = 1;
+      /* rows of 8 MiB: float 8^7, complex double 8^6 then 2 */
+      P.n = 7;
+      for (i = 0; i < P.n; i++)
+        P.p[i] = P.q[i] = i < 6 || ti != 1 ? 8 : 2;
+      P.batch = 1;
+      P.nthreads = 2;
+      P.alpha_one = P.beta_zero = 1;
+      if (ti == 2) {
+        /* a user workspace of the size the query reports: not split */
+        size_t bytes = 0;
+        if (kronblasGetWorkspaceSize(h, type, (kronblasSideMode_t)P.side, (kronblasOperation_t)P.tX,
+                                     (kronblasOperation_t)P.tF, P.m, P.n, P.p, P.q, &bytes) != KRONBLAS_STATUS_SUCCESS ||
+            posix_memalign(&uws, 64, bytes > 0 ? bytes : 64) != 0 ||
+            kronblasSetWorkspace(h, uws, bytes) != KRONBLAS_STATUS_SUCCESS) {
+          nbad++;
+          snprintf(first, sizeof first, "user workspace not set");
+        }
+      }
+      kb_t_one(h, &P, kb_rng_next(&r), 0, &nbad, &nrun, first, sizeof first);
+      if (ti == 2) {
+        nws = kb_cpu_test_split_runs() - s0 > 0;
+        kronblasSetWorkspace(h, NULL, 0);
+        free(uws);
+      } else {
+        nsplit += kb_cpu_test_split_runs() - s0 > 0;
+        nwant += kb_cpu_kernels_for(type) != NULL;
+      }
+    }
+    tap_ok(nbad == 0 && nsplit == nwant && nws == 0,
+           "rows of 8 MiB (float, complex double) split by the rule where optimised kernels exist, against the identity: %d of %d "
+           "wrong%s%s; %d split (want %d); with a user workspace %s",
+           nbad, nrun, nbad ? ": " : "", first, nsplit, nwant, nws ? "split (want not)" : "not split");
+  }
+  tap_diag("split rows: %.2f s", kb_t_now() - t0);
   t0 = kb_t_now();
   /* 3c'''. digit0's first two factors at once (kb_d01_run: double on
    * AVX-512 where the two fastest factors are 8 x 8): two to four factors,
