@@ -1614,7 +1614,7 @@ static void kb_cpu_plan_layout(const kb_problem_t *pb, size_t esz, kb_cpu_plan_t
    * next either.  Measured on AMD Zen 5 (32 MiB L3, 16 MiB operand
    * share), two threads, Y around the cache against through it,
    * alternating single bench runs (ms): float 1024_64x64^2 (16 + 16 MiB)
-   * 2.54-3.00 against 3.18-3.48 (3 pairs; 2.22-2.85 against 2.93-3.08 in
+   * 2.54-3.00 against 3.18-3.48 (3 pairs; 2.33-2.92 against 3.07-3.23 in
    * 3 more), 16_64x64^3 3.11-3.19 against 3.26-3.49, double 1_8x8^7
    * 2.07-2.27 against 2.33-2.38; float 256_128x128^2 and 16_8x8^6 even.
    * Float 1_8x8^7 (8 + 8 MiB: half the LLC) ran 0.88-0.93x streamed too
