@@ -1390,31 +1390,42 @@ static kronblasStatus_t kb_cpu_gekmm_entries(struct kronblasContext *h, const kb
 
 /* Long rows in two calls.  A row of X too long for L2 (float 1_8x8^7: 8
  * MiB) makes every plan of one call pass through L3 or DRAM once per
- * group of factors, with the threads sharing each group's tiles.  Split
- * after the first s factors (the fewest whose product Ks is at least 64
- * and leaves rows of Kf = K / Ks within 512 KiB), the row is Ks rows of
- * Kf: the last n - s factors run as a call of m * Ks short rows (per-row
- * plans, rows in L2, threads on rows) into an intermediate T, and the
- * first s as a call over T's columns (X contiguous along m: Lf vectors
- * of Ks, a batch entry per row) into Y with alpha and beta.  Measured on
- * AMD Zen 5, two threads, bench medians, split against one call (ms,
- * two alternating pairs unless said): float 1_8x8^7 0.89-1.05 against
- * 1.59-1.78, 2_8x8^7 2.44-2.61 against 3.42-3.55, 4_8x8^7 5.02 against
- * 6.36-6.47, 1_8x8^8 8.7-9.2 against 17.0-17.2, 1_4x4^12 11.1-11.4
- * against 17.8-19.2, 1_2x2^23 5.7-5.8 against 11.2-11.8, 1_3x3^15 15.9
- * against 19.7-21.0, 1_16x16^6 10.3-10.8 against 10.9-11.8; double
- * 1_8x8^8 18.1-18.2 against 19.9-20.6, 1_4x4^12 18.5-18.9 against 37.5,
- * 1_2x2^23 11.1-12.5 against 20.4-22.4, 1_8x8^7 a tie (four pairs,
- * medians 2.09 / 2.15: its digits-in-place plan splits the row at the
- * same factor); complex 1_8x8^7 3.25-3.34 against 4.29-4.40 (float),
- * 6.3-6.6 against 9.8-10.2 (double).  Rows of 4 MiB were slower split
- * (float 1_16x16^5 0.52-0.58 against 0.49, 1_32x32^4 0.76-0.79 against
- * 0.70-0.74; 1_4x4^10 0.49-0.55 against 0.54-0.60): rows from 8 MiB on.
- * T (m * Ks * Lf elements) is the handle's, kept between calls; a user
- * workspace (kronblasSetWorkspace) turns the split off, so that the
- * library never holds more than its query reported. */
+ * group of factors, with the threads sharing each group's tiles; small
+ * factors need many groups.  Split after the first s factors (the fewest
+ * whose product Ks is at least 64 and leaves rows of Kf = K / Ks within
+ * 512 KiB), a vector is Ks rows of Kf: the last n - s factors run as a
+ * call of Ks short rows (per-row plans, rows in L2, threads on rows) into
+ * an intermediate T, and the first s as a call over T's columns (X
+ * contiguous along m: Lf vectors of Ks) into the vector's Y with alpha
+ * and beta; one vector after another.  Measured on AMD Zen 5, two
+ * threads, bench medians, split against one call (ms, two alternating
+ * pairs unless said): float 1_8x8^7 0.89-1.05 against 1.59-1.78
+ * (1.34-1.45 against 1.73-1.92 in a slower stretch), 1_8x8^8 8.7-9.2
+ * against 17.0-17.2, 1_4x4^12 11.1-11.4 against 17.8-19.2, 1_2x2^23
+ * 5.7-5.8 against 11.2-11.8, 1_3x3^15 15.9 against 19.7-21.0; double 1_8x8^8 18.1-18.2 against 19.9-20.6, 1_4x4^12
+ * 18.5-18.9 against 37.5, 1_2x2^23 11.1-12.5 against 20.4-22.4, 1_8x8^7
+ * a tie (four pairs, medians 2.09 / 2.15: its digits-in-place plan splits
+ * the row at the same factor); complex 1_8x8^7 3.25-3.34 against
+ * 4.29-4.40 (float), 6.3-6.6 against 9.8-10.2 (double).  Larger factors
+ * gain little or lose (three pairs each): float 1_16x16^6 10.3-10.8
+ * against 10.9-11.8, 1_32x32^5 29.0-30.3 against 29.9-30.6, 1_64x64^4
+ * 24.9-25.9 against 22.6-23.3; double 1_16x16^5 1.05-1.31 against
+ * 1.04-1.52, 1_32x32^4 1.56-2.00 against 1.44-1.77, 4_32x32^4 8.1-8.5
+ * against 5.3-6.0, 16_32x32^4 33.4-34.4 against 20.4-20.6: factors of p
+ * <= 8 only.  Rows of 4 MiB: float 1_16x16^5 0.52-0.58 against 0.49 and
+ * 1_32x32^4 0.76-0.79 against 0.70-0.74 slower split, 1_4x4^10 0.49-0.55
+ * against 0.54-0.60 a little faster: rows from 8 MiB on.  Several vectors:
+ * float 2_8x8^7 2.44-2.61 against 3.42-3.55 and 4_8x8^7 5.02 against
+ * 6.36-6.47 with the vectors' short rows in one call, but in a later
+ * stretch, one vector at a time as now, 2.86-3.11 against 2.28-2.57 and
+ * 5.89-6.14 against 3.86-4.10 (one call of several such rows runs them on
+ * threads of their own, about as fast a vector as the split): m = 1.
+ * T (one vector of Y, Ks * Lf elements) is the handle's, kept between
+ * calls; a user workspace (kronblasSetWorkspace) turns the split off, so
+ * that the library never holds more than its query reported. */
 #define KB_CPU_SPLIT_MIN_BYTES ((size_t)8 << 20)
 #define KB_CPU_SPLIT_MAX_ROW ((size_t)512 << 10)
+#define KB_CPU_SPLIT_MAX_P 8
 static int kb_cpu_force_split = -1;
 static long kb_cpu_split_runs;
 
@@ -1438,12 +1449,15 @@ static int kb_cpu_split_at(const struct kronblasContext *h, const kb_problem_t *
       !pb->x_contig_k || !pb->y_contig_l || pb->alpha_is_zero || pb->K == 0)
     return 0;
   /* (measured with the optimised kernels only) */
-  if (kb_cpu_force_split < 0 && (pb->nfactors < 3 || pb->m > 4 || (size_t)pb->K * esz < KB_CPU_SPLIT_MIN_BYTES ||
+  if (kb_cpu_force_split < 0 && (pb->nfactors < 3 || pb->m > 1 || (size_t)pb->K * esz < KB_CPU_SPLIT_MIN_BYTES ||
                                  kb_cpu_kernels_for(pb->type) == NULL))
     return 0;
-  /* vectors of X and of Y one after another: the short rows of all m
-   * vectors are then equally spaced */
-  if (pb->m > 1 && (pb->xs_m != pb->K || pb->ys_m != pb->L))
+  for (s = 0; kb_cpu_force_split < 0 && s < pb->nfactors; s++)
+    if (pb->p[s] > KB_CPU_SPLIT_MAX_P)
+      return 0;
+  /* one vector at a time: Y written for one must not be another's X or
+   * a factor still to be read */
+  if (kb_cpu_y_overlaps(pb, pb->X, pb->F, pb->Y))
     return 0;
   for (s = 1; s < pb->nfactors; s++) {
     ks *= pb->p[s - 1];
@@ -1465,15 +1479,15 @@ static kronblasStatus_t kb_cpu_gekmm_split(struct kronblasContext *h, const kb_p
   const size_t esz = kb_type_size(pb->type);
   const int sp = pb->type == KRONBLAS_R_32F || pb->type == KRONBLAS_C_32F;
   kb_problem_t a = *pb, b = *pb;
-  int64_t ks = 1, ls = 1, i;
+  int64_t ks = 1, ls = 1, i, r;
   size_t tb;
   for (i = 0; i < s; i++) {
     ks *= pb->p[i];
     ls *= pb->q[i];
   }
-  if ((uint64_t)pb->m > SIZE_MAX / esz / (size_t)(pb->L / ls) / (size_t)ks)
+  if ((uint64_t)ks > SIZE_MAX / esz / (size_t)(pb->L / ls))
     return KRONBLAS_STATUS_ALLOC_FAILED;
-  tb = (size_t)pb->m * (size_t)ks * (size_t)(pb->L / ls) * esz;
+  tb = (size_t)ks * (size_t)(pb->L / ls) * esz;
   if (h->cpu_split_bytes < tb) {
     void *t = NULL;
     if (posix_memalign(&t, 64, tb) != 0)
@@ -1482,7 +1496,8 @@ static kronblasStatus_t kb_cpu_gekmm_split(struct kronblasContext *h, const kb_p
     h->cpu_split_buf = t;
     h->cpu_split_bytes = tb;
   }
-  /* the last n - s factors: m * Ks rows of Kf into T (alpha 1, beta 0) */
+  /* per vector: the last n - s factors, Ks rows of Kf into T (alpha 1,
+   * beta 0) */
   a.nfactors = pb->nfactors - s;
   a.p = pb->p + s;
   a.q = pb->q + s;
@@ -1491,7 +1506,7 @@ static kronblasStatus_t kb_cpu_gekmm_split(struct kronblasContext *h, const kb_p
   a.fs_l = pb->fs_l + s;
   a.fs_k = pb->fs_k + s;
   a.strideF = pb->strideF != NULL ? pb->strideF + s : NULL;
-  a.m = pb->m * ks;
+  a.m = ks;
   a.K = pb->K / ks;
   a.L = pb->L / ls;
   a.xs_m = a.K;
@@ -1505,8 +1520,8 @@ static kronblasStatus_t kb_cpu_gekmm_split(struct kronblasContext *h, const kb_p
   a.beta = sp ? (const void *)zerof : (const void *)zero;
   a.alpha_is_zero = 0;
   a.beta_is_zero = 1;
-  /* the first s factors over T's columns: per vector, Lf vectors of Ks
-   * elements Lf apart, into Y's Ls runs of Lf */
+  /* then the first s factors over T's columns: Lf vectors of Ks
+   * elements Lf apart, into the vector's Ls runs of Lf in Y */
   b.nfactors = s;
   b.strideF = NULL;
   b.m = a.L;
@@ -1522,14 +1537,15 @@ static kronblasStatus_t kb_cpu_gekmm_split(struct kronblasContext *h, const kb_p
   b.ys_l = a.L;
   b.ldy = a.L;
   b.y_contig_l = 0;
-  b.batch = pb->m;
-  b.strideX = (long long)(ks * a.L);
-  b.strideY = (long long)pb->L;
-  kb_log(KB_LOG_DEBUG, "cpu split: %lld rows of %lld, then %lld factors over %lld columns", (long long)a.m,
-         (long long)a.K, (long long)s, (long long)b.m);
-  /* (neither split again: the first writes the handle's T) */
-  KB_CHECK(kb_cpu_gekmm_entries(h, &a, 0));
-  KB_CHECK(kb_cpu_gekmm_entries(h, &b, 0));
+  kb_log(KB_LOG_DEBUG, "cpu split: %lld vectors, each %lld rows of %lld, then %lld factors over %lld columns",
+         (long long)pb->m, (long long)a.m, (long long)a.K, (long long)s, (long long)b.m);
+  for (r = 0; r < pb->m; r++) {
+    a.X = (const char *)pb->X + (ptrdiff_t)(r * pb->xs_m) * (ptrdiff_t)esz;
+    b.Y = (char *)pb->Y + (ptrdiff_t)(r * pb->ys_m) * (ptrdiff_t)esz;
+    /* (neither split again: the first writes the handle's T) */
+    KB_CHECK(kb_cpu_gekmm_entries(h, &a, 0));
+    KB_CHECK(kb_cpu_gekmm_entries(h, &b, 0));
+  }
   __atomic_add_fetch(&kb_cpu_split_runs, 1, __ATOMIC_RELAXED);
   return KRONBLAS_STATUS_SUCCESS;
 }

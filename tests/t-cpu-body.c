@@ -18,6 +18,7 @@
  * helpers. */
 #include <kronblas.h>
 #include <inttypes.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -909,13 +910,13 @@ int main(void)
   t0 = kb_t_now();
   /* 3c'''. long rows split in two calls (kb_cpu_gekmm_split): forced
    * wherever the layout allows, on small problems against the explicit
-   * product -- m = 1..3 (tight leading dimensions where m > 1, padded now
-   * and then where m = 1), two to four distinct factors, the split after
+   * product -- m = 1..3 (one vector after another), leading dimensions
+   * padded now and then, two to four distinct factors, the split after
    * the first (forced) factor, random factor transposes (conjugates for
-   * complex), alpha, beta, 1-3 threads; batches of two and padded m > 1
-   * run unsplit and are counted apart.  Then the rule: rows of 8 MiB
-   * split where the optimised kernels exist, against the identity, and
-   * not split under a user workspace. */
+   * complex), alpha, beta, 1-3 threads; batches of two run unsplit and
+   * are counted apart.  Then the rule: rows of 8 MiB (m = 1, factors of
+   * p <= 8) split where the optimised kernels exist, against the
+   * identity, and not split under a user workspace. */
   for (ti = 0; ti < 4; ti++) {
     const kronblasDataType_t type = kb_t_types[ti];
     int nbad = 0, nrun = 0, c, want = 0;
@@ -935,11 +936,9 @@ int main(void)
       }
       P.batch = 1;
       kb_t_random_call(&r, &P);
-      if (P.m > 1 && c % 5 != 4)
-        P.pad = 0;
       if (c % 7 == 6)
         P.batch = 2;
-      want += P.batch == 1 && (P.m == 1 || P.pad == 0);
+      want += P.batch == 1;
       kb_t_one(h, &P, kb_rng_next(&r), 1, &nbad, &nrun, first, sizeof first);
     }
     kb_cpu_test_force_split(-1);
@@ -950,7 +949,7 @@ int main(void)
            kb_oracle_type_name(type), nbad, nrun, nbad ? ": " : "", first, got, want);
   }
   {
-    int nbad = 0, nrun = 0, nsplit = 0, nwant = 0, nws = 0;
+    int nbad = 0, nrun = 0, nsplit = 0, nwant = 0, nws = 0, nip = 0;
     first[0] = '\0';
     /* float, complex double, then float under a user workspace (the
      * rule does not look at the type but through the row's bytes; the
@@ -991,10 +990,49 @@ int main(void)
         nwant += kb_cpu_kernels_for(type) != NULL;
       }
     }
-    tap_ok(nbad == 0 && nsplit == nwant && nws == 0,
+    {
+      /* Y == X (in place), split forced: not split (one vector's Y would
+       * be the next one's X), and the same as a separate Y */
+      static const int64_t p3[3] = { 4, 3, 5 };
+      const int64_t K3 = 60, m3 = 3;
+      const float one = 1.0f, zero = 0.0f;
+      float Xs[180], Yr[180];
+      const float *F3[3];
+      float Fd[3][25];
+      int64_t ld3[3], i;
+      long s0;
+      double err = 0, mag = 0;
+      for (i = 0; i < 3; i++) {
+        int64_t j;
+        for (j = 0; j < p3[i] * p3[i]; j++)
+          Fd[i][j] = (float)(kb_rng_range(&r, 0, 2000) - 1000) / 1000.0f;
+        F3[i] = Fd[i];
+        ld3[i] = p3[i];
+      }
+      for (i = 0; i < K3 * m3; i++)
+        Xs[i] = (float)(kb_rng_range(&r, 0, 2000) - 1000) / 1000.0f;
+      kb_cpu_test_force_split(0);
+      if (kronblasSgekmm_64(h, KRONBLAS_SIDE_LEFT, KRONBLAS_OP_N, KRONBLAS_OP_N, m3, 3, p3, p3, &one, Xs, K3, F3, ld3,
+                            &zero, Yr, K3) != KRONBLAS_STATUS_SUCCESS)
+        nip = 1;
+      kb_cpu_test_force_split(1);
+      s0 = kb_cpu_test_split_runs();
+      if (kronblasSgekmm_64(h, KRONBLAS_SIDE_LEFT, KRONBLAS_OP_N, KRONBLAS_OP_N, m3, 3, p3, p3, &one, Xs, K3, F3, ld3,
+                            &zero, Xs, K3) != KRONBLAS_STATUS_SUCCESS || kb_cpu_test_split_runs() != s0)
+        nip = 1;
+      kb_cpu_test_force_split(-1);
+      for (i = 0; i < K3 * m3; i++) {
+        err = fmax(err, fabs((double)Xs[i] - (double)Yr[i]));
+        mag = fmax(mag, fabs((double)Yr[i]));
+      }
+      if (!(err <= 64 * FLT_EPSILON * (mag + 1)))
+        nip = 1;
+    }
+    tap_ok(nbad == 0 && nsplit == nwant && nws == 0 && nip == 0,
            "rows of 8 MiB (float, complex double) split by the rule where optimised kernels exist, against the identity: %d of %d "
-           "wrong%s%s; %d split (want %d); with a user workspace %s",
-           nbad, nrun, nbad ? ": " : "", first, nsplit, nwant, nws ? "split (want not)" : "not split");
+           "wrong%s%s; %d split (want %d); with a user workspace %s; in place (forced) %s",
+           nbad, nrun, nbad ? ": " : "", first, nsplit, nwant, nws ? "split (want not)" : "not split",
+           nip ? "split or wrong" : "not split, right");
   }
   tap_diag("split rows: %.2f s", kb_t_now() - t0);
   t0 = kb_t_now();
