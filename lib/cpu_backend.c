@@ -1539,6 +1539,9 @@ static kronblasStatus_t kb_cpu_gekmm_split(struct kronblasContext *h, const kb_p
   b.y_contig_l = 0;
   kb_log(KB_LOG_DEBUG, "cpu split: %lld vectors, each %lld rows of %lld, then %lld factors over %lld columns",
          (long long)pb->m, (long long)a.m, (long long)a.K, (long long)s, (long long)b.m);
+  /* (several vectors only under the test hook: there a sub-call failing
+   * for a later vector, a workspace it cannot grow, would leave the
+   * earlier vectors' Y written) */
   for (r = 0; r < pb->m; r++) {
     a.X = (const char *)pb->X + (ptrdiff_t)(r * pb->xs_m) * (ptrdiff_t)esz;
     b.Y = (char *)pb->Y + (ptrdiff_t)(r * pb->ys_m) * (ptrdiff_t)esz;
