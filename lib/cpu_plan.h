@@ -245,9 +245,10 @@ void kb_cpu_test_force_band_hp8(int hp8);
 long kb_cpu_test_hp8_runs(void);     /* batch entries run with it */
 long kb_cpu_test_band_runs(void);
 /* Long rows split in two calls (lib/cpu_backend.c, kb_cpu_gekmm_split):
- * -1 the rule, 1 wherever the layout allows (any size, any real or
- * complex type, the split after the first factor when the rule would
- * not split), 0 never; and how many calls this process has split. */
+ * -1 the rule, 1 wherever the layout allows (one unbatched call, X along
+ * K, Y along L and overlapping neither X nor a factor, no user
+ * workspace; any size, type, m and factors, split after the first
+ * factor), 0 never; and how many calls this process has split. */
 void kb_cpu_test_force_split(int on);
 long kb_cpu_test_split_runs(void);
 /* Tail rows of plans on rows (lib/cpu_backend.c, kb_cpu_tail_row): on,
