@@ -1422,7 +1422,11 @@ static kronblasStatus_t kb_cpu_gekmm_entries(struct kronblasContext *h, const kb
  * threads of their own, about as fast a vector as the split): m = 1.
  * T (one vector of Y, Ks * Lf elements) is the handle's, kept between
  * calls; a user workspace (kronblasSetWorkspace) turns the split off, so
- * that the library never holds more than its query reported. */
+ * that the library never holds more than its query reported, and so does
+ * a plan the handle holds for the whole call (tuning mode MEASURE: a
+ * wisdom entry or an earlier measurement).  The rule is not one of the
+ * planner's candidates: the tuner times the two calls' plans each, never
+ * the split against one call. */
 #define KB_CPU_SPLIT_MIN_BYTES ((size_t)8 << 20)
 #define KB_CPU_SPLIT_MAX_ROW ((size_t)512 << 10)
 #define KB_CPU_SPLIT_MAX_P 8
@@ -1440,10 +1444,10 @@ long kb_cpu_test_split_runs(void)
 }
 
 /* The number of leading factors the second call applies; 0: no split. */
-static int kb_cpu_split_at(const struct kronblasContext *h, const kb_problem_t *pb)
+static int kb_cpu_split_at(struct kronblasContext *h, const kb_problem_t *pb)
 {
   const size_t esz = kb_type_size(pb->type);
-  int64_t ks = 1, kf;
+  int64_t ks = 1, kf, i;
   int s;
   if (kb_cpu_force_split == 0 || h->user_ws != NULL || pb->batch != 1 || pb->nfactors < 2 ||
       !pb->x_contig_k || !pb->y_contig_l || pb->alpha_is_zero || pb->K == 0)
@@ -1452,9 +1456,16 @@ static int kb_cpu_split_at(const struct kronblasContext *h, const kb_problem_t *
   if (kb_cpu_force_split < 0 && (pb->nfactors < 3 || pb->m > 1 || (size_t)pb->K * esz < KB_CPU_SPLIT_MIN_BYTES ||
                                  kb_cpu_kernels_for(pb->type) == NULL))
     return 0;
-  for (s = 0; kb_cpu_force_split < 0 && s < pb->nfactors; s++)
-    if (pb->p[s] > KB_CPU_SPLIT_MAX_P)
+  for (i = 0; kb_cpu_force_split < 0 && i < pb->nfactors; i++)
+    if (pb->p[i] > KB_CPU_SPLIT_MAX_P)
       return 0;
+  /* a plan the handle measured or imported for the whole call (wisdom,
+   * tuning mode MEASURE) runs as it was measured */
+  if (kb_cpu_force_split < 0 && h->tuning_mode == KRONBLAS_TUNING_MEASURE) {
+    kb_cpu_plan_t pl;
+    if (kb_cpu_cached_plan(h, pb, kb_cpu_kernels_for(pb->type), kb_cpu_handle_threads(h), &pl))
+      return 0;
+  }
   /* one vector at a time: Y written for one must not be another's X or
    * a factor still to be read */
   if (kb_cpu_y_overlaps(pb, pb->X, pb->F, pb->Y))
@@ -1470,6 +1481,11 @@ static int kb_cpu_split_at(const struct kronblasContext *h, const kb_problem_t *
   if (kb_cpu_force_split < 0 && (s > pb->nfactors - 2 || (size_t)kf * esz > KB_CPU_SPLIT_MAX_ROW))
     return 0;
   return s;
+}
+
+int kb_cpu_test_split_at(struct kronblasContext *h, const kb_problem_t *pb)
+{
+  return kb_cpu_split_at(h, pb);
 }
 
 static kronblasStatus_t kb_cpu_gekmm_split(struct kronblasContext *h, const kb_problem_t *pb, int s)

@@ -251,6 +251,9 @@ long kb_cpu_test_band_runs(void);
  * factor), 0 never; and how many calls this process has split. */
 void kb_cpu_test_force_split(int on);
 long kb_cpu_test_split_runs(void);
+/* The split a call of pb on h would take: the leading factors of its
+ * second call, 0 for none (pointers of pb are compared, not read). */
+int kb_cpu_test_split_at(struct kronblasContext *h, const kb_problem_t *pb);
 /* Tail rows of plans on rows (lib/cpu_backend.c, kb_cpu_tail_row): on,
  * thread 0 of a team of two or more takes no rows and only helps the
  * others' tail rows, and they leave their tail rows' work to it; and how

@@ -559,6 +559,52 @@ static double kb_t_now(void)
 }
 
 #ifndef KB_T_NO_MAIN
+/* kb_cpu_split_at's choice for a float call of m vectors of n square
+ * factors p on h, with X, Y and the factors in buffers of their own
+ * (allocated, never touched: only their addresses are compared). */
+static int kb_t_split_choice(kronblasHandle_t h, int64_t m, int64_t n, const int64_t *p)
+{
+  kb_problem_t pb;
+  const void *F[KB_T_MAXF];
+  int64_t ld[KB_T_MAXF], i;
+  void *X, *Y, *Fb;
+  int s = -1;
+  kb_t_square_pb(KRONBLAS_R_32F, m, n, p, &pb);
+  X = malloc((size_t)(m * pb.K) * sizeof(float));
+  Y = malloc((size_t)(m * pb.L) * sizeof(float));
+  Fb = malloc((size_t)n * 256 * sizeof(float));
+  if (X != NULL && Y != NULL && Fb != NULL) {
+    for (i = 0; i < n; i++) {
+      F[i] = (const float *)Fb + i * 256;
+      ld[i] = p[i];
+    }
+    pb.batch = 1;
+    pb.X = X;
+    pb.Y = Y;
+    pb.F = F;
+    pb.ldf = ld;
+    pb.ldx = pb.ldy = pb.K;
+    pb.f_contig_k = 1;
+    s = kb_cpu_test_split_at(h, &pb);
+  }
+  free(X);
+  free(Y);
+  free(Fb);
+  return s;
+}
+
+/* One case of the split rule's check: the choice on h against want (0
+ * where the kernels are not optimised, on 0), appended to got. */
+static void kb_t_split_case(kronblasHandle_t h, int64_t m, int64_t n, const int64_t *p, int want, int on, int *ok,
+                            char *got, size_t cap)
+{
+  const int w = kb_t_split_choice(h, m, n, p);
+  const size_t g = strlen(got);
+  snprintf(got + g, cap - g, " %d", w);
+  if (w != (on ? want : 0))
+    *ok = 0;
+}
+
 /* A per-CPU plan check (sections 6b, 6c): the model's plan of a square
  * shape on forced caches and rates.  lastnb, colld, colw and y_stream < 0
  * (or lastnb 0) are not checked. */
@@ -637,7 +683,7 @@ int main(void)
   if (kb_cpu_test_force_isa(KB_TEST_ISA) != 0)
     tap_skip_all("this CPU or build has no %s kernels", KB_TEST_ISA);
   kb_rng_seed(&r, seed);
-  tap_plan(1 + 4 * 5 + 2 + 2 + 2 + 2 + 2 + 2 + 2 + 2 + 2 + 2 + 2 + 1 + 1 + 1 + 1 + 1 + 1 + 4 + 1);
+  tap_plan(1 + 4 * 5 + 2 + 2 + 2 + 2 + 2 + 2 + 2 + 2 + 2 + 2 + 2 + 1 + 1 + 1 + 1 + 1 + 1 + 4 + 1 + 1);
   tap_ok(kronblasCreateWithBackend(&h, KRONBLAS_BACKEND_CPU) == KRONBLAS_STATUS_SUCCESS, "CPU handle");
 
   t0 = kb_t_now();
@@ -949,46 +995,28 @@ int main(void)
            kb_oracle_type_name(type), nbad, nrun, nbad ? ": " : "", first, got, want);
   }
   {
-    int nbad = 0, nrun = 0, nsplit = 0, nwant = 0, nws = 0, nip = 0;
+    int nbad = 0, nrun = 0, nsplit = 0, nwant = 0, nip = 0;
     first[0] = '\0';
-    /* float, complex double, then float under a user workspace (the
-     * rule does not look at the type but through the row's bytes; the
-     * forced cases above cover every type's two calls) */
-    for (ti = 0; ti < 3; ti++) {
+    /* float and complex double (the rule does not look at the type but
+     * through the row's bytes; the forced cases above cover every type's
+     * two calls, the choices below the rule's other conditions) */
+    for (ti = 0; ti < 2; ti++) {
       const kronblasDataType_t type = kb_t_types[ti == 1 ? 3 : 0];
       kb_t_prob_t P;
       long s0 = kb_cpu_test_split_runs();
       int64_t i;
-      void *uws = NULL;
       kb_t_left_start(&r, &P, type);
       P.m = 1;
       /* rows of 8 MiB: float 8^7, complex double 8^6 then 2 */
       P.n = 7;
       for (i = 0; i < P.n; i++)
-        P.p[i] = P.q[i] = i < 6 || ti != 1 ? 8 : 2;
+        P.p[i] = P.q[i] = i < 6 || ti == 0 ? 8 : 2;
       P.batch = 1;
       P.nthreads = 2;
       P.alpha_one = P.beta_zero = 1;
-      if (ti == 2) {
-        /* a user workspace of the size the query reports: not split */
-        size_t bytes = 0;
-        if (kronblasGetWorkspaceSize(h, type, (kronblasSideMode_t)P.side, (kronblasOperation_t)P.tX,
-                                     (kronblasOperation_t)P.tF, P.m, P.n, P.p, P.q, &bytes) != KRONBLAS_STATUS_SUCCESS ||
-            posix_memalign(&uws, 64, bytes > 0 ? bytes : 64) != 0 ||
-            kronblasSetWorkspace(h, uws, bytes) != KRONBLAS_STATUS_SUCCESS) {
-          nbad++;
-          snprintf(first, sizeof first, "user workspace not set");
-        }
-      }
       kb_t_one(h, &P, kb_rng_next(&r), 0, &nbad, &nrun, first, sizeof first);
-      if (ti == 2) {
-        nws = kb_cpu_test_split_runs() - s0 > 0;
-        kronblasSetWorkspace(h, NULL, 0);
-        free(uws);
-      } else {
-        nsplit += kb_cpu_test_split_runs() - s0 > 0;
-        nwant += kb_cpu_kernels_for(type) != NULL;
-      }
+      nsplit += kb_cpu_test_split_runs() - s0 > 0;
+      nwant += kb_cpu_kernels_for(type) != NULL;
     }
     {
       /* Y == X (in place), split forced: not split (one vector's Y would
@@ -1028,11 +1056,54 @@ int main(void)
       if (!(err <= 64 * FLT_EPSILON * (mag + 1)))
         nip = 1;
     }
-    tap_ok(nbad == 0 && nsplit == nwant && nws == 0 && nip == 0,
+    tap_ok(nbad == 0 && nsplit == nwant && nip == 0,
            "rows of 8 MiB (float, complex double) split by the rule where optimised kernels exist, against the identity: %d of %d "
-           "wrong%s%s; %d split (want %d); with a user workspace %s; in place (forced) %s",
-           nbad, nrun, nbad ? ": " : "", first, nsplit, nwant, nws ? "split (want not)" : "not split",
-           nip ? "split or wrong" : "not split, right");
+           "wrong%s%s; %d split (want %d); in place (forced) %s",
+           nbad, nrun, nbad ? ": " : "", first, nsplit, nwant, nip ? "split or wrong" : "not split, right");
+  }
+  {
+    /* the rule's choices, planned only: float 1_8x8^7 splits after two
+     * factors, 1_8x8^8 after three (rows of 512 KiB at most), but not
+     * two vectors, a row of 2 MiB, factors of 16, a handle with a user
+     * workspace, or a handle in MEASURE mode holding a plan for the whole
+     * call (a wisdom entry); without optimised kernels never */
+    static const int64_t p8[8] = { 8, 8, 8, 8, 8, 8, 8, 8 }, p16[6] = { 16, 16, 16, 16, 16, 16 };
+    const kb_cpu_opt_t *kt = kb_cpu_kernels_for(KRONBLAS_R_32F);
+    const int on = kt != NULL;
+    kronblasHandle_t h3 = NULL;
+    char key[160], plan[160], got[400];
+    int ok = 1, wis = 0, c;
+    static char ws[64];
+    got[0] = '\0';
+    kb_t_split_case(h, 1, 7, p8, 2, on, &ok, got, sizeof got);
+    kb_t_split_case(h, 1, 8, p8, 3, on, &ok, got, sizeof got);
+    kb_t_split_case(h, 2, 7, p8, 0, on, &ok, got, sizeof got);
+    kb_t_split_case(h, 1, 6, p8, 0, on, &ok, got, sizeof got);
+    kb_t_split_case(h, 1, 6, p16, 0, on, &ok, got, sizeof got);
+    kronblasSetWorkspace(h, ws, sizeof ws);
+    kb_t_split_case(h, 1, 7, p8, 0, on, &ok, got, sizeof got);
+    kronblasSetWorkspace(h, NULL, 0);
+    /* a MEASURE handle: splits until it holds a plan for the call */
+    if (kronblasCreateWithBackend(&h3, KRONBLAS_BACKEND_CPU) != KRONBLAS_STATUS_SUCCESS ||
+        kronblasSetNumThreads(h3, 1) != KRONBLAS_STATUS_SUCCESS ||
+        kronblasSetTuningMode(h3, KRONBLAS_TUNING_MEASURE) != KRONBLAS_STATUS_SUCCESS)
+      ok = 0;
+    kb_t_split_case(h3, 1, 7, p8, 2, on, &ok, got, sizeof got);
+    if (on) {
+      static const char *const specs[] = { "rows split0 t1 6-5:64,4-3:64,2-0:64", "rows split1 t1 6-5:64,4-3:64,2-0:64",
+                                           "passes split0 t1 6-5:64,4-3:64,2-0:64" };
+      snprintf(key, sizeof key, "s %s xk yl m1 t1 8x8,8x8,8x8,8x8,8x8,8x8,8x8", kt->name);
+      for (c = 0; !wis && c < 3; c++) {
+        snprintf(plan, sizeof plan, "%s", specs[c]);
+        wis = kb_cpu_backend.wisdom_add(h3, key, plan) == KRONBLAS_STATUS_SUCCESS;
+      }
+      ok = ok && wis;
+      kb_t_split_case(h3, 1, 7, p8, 0, on, &ok, got, sizeof got);
+    }
+    kronblasDestroy(h3);
+    tap_ok(ok, "the split rule's choices (float 1_8x8^7, 1_8x8^8, 2_8x8^7, 1_8x8^6, 1_16x16^6, a user workspace, "
+               "MEASURE without and with a wisdom entry%s): leading factors%s",
+           on ? (wis ? "" : ", which was refused") : "; no optimised kernels: none", got);
   }
   tap_diag("split rows: %.2f s", kb_t_now() - t0);
   t0 = kb_t_now();
