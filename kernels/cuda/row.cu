@@ -98,6 +98,9 @@ struct kb_row_shape {
   // same as its two passes, and made the one-block kernel slower (0.378
   // against 0.336 ms; H100, session 28, doc/performance.md): not taken.
   static constexpr bool OS = sizeof(T) == 4 && P == 16;
+  // Float P = 8: digits 1 and 0 as one pass (kb_row_pair01) where the
+  // share has a block of 64 elements for every thread.
+  static constexpr bool PAIR = sizeof(T) == 4 && P == 8;
   static constexpr int GO = 4;
   static constexpr int LQ = P <= 8 ? P : (sizeof(T) == 4 && P >= 32 ? 8 : 4);
   static constexpr int NT = KB_ROW_NT;
@@ -571,6 +574,124 @@ __device__ __forceinline__ void kb_row_digit_sh(T *buf, const T *__restrict__ A,
     kb_row_digit<T, P, G, false>(buf, A, K, s, mul, msh, nullptr, false);
 }
 
+// Four floats from shared memory at p, loaded here and nowhere else (a
+// volatile load): ptxas otherwise kept the pair's factor rows in registers
+// across its row groups and spilled x (CUDA 13: 44 spill loads a block).
+__device__ __forceinline__ void kb_row_lds4(float *dst, uint32_t addr)
+{
+  asm volatile("ld.volatile.shared.v4.f32 {%0, %1, %2, %3}, [%4];"
+               : "=f"(dst[0]), "=f"(dst[1]), "=f"(dst[2]), "=f"(dst[3])
+               : "r"(addr));
+}
+
+// Digits 1 and 0 of float P = 8 in one pass over the shared row (where
+// kb_row_shape::PAIR): a thread takes a block of 64 consecutive elements
+// (digit 1 = its rows r, digit 0 = its columns c) into registers, applies
+// A0 along the rows and A1 along the columns, and writes the block back --
+// one read and one write of the row where the two digits took two each.
+// Why: a digit step of P = 8 moves 64 bytes of the row through shared
+// memory per 64 FMAs a slice; with the factor broadcasts that is about 80
+// shared wavefronts a warp per 256 FMA instructions, 1.25x the FMA pipe's
+// time.  The pair moves half the row bytes per FMA (48 wavefronts per 256)
+// and issues 1177-1181 instructions per 1024 FMAs where the two digits
+// issued 1380 (SASS, CUDA 13).  Measured (H200, session 31, the tuner's
+// timings, pair / two digits): one block a vector 0.92-0.94 (1024_8x8^5),
+// the 8^6 row over clusters of eight 0.95, 1024 and 2048_8x8^5 over
+// clusters of two 0.97, 320_8x8^5 1.02 -- so shared memory was a part of
+// the digit phases' time, not most of it.  Where a share has fewer blocks
+// of 64 than threads (K <= 4096 a block) the idle threads made 8^3 and 8^4
+// rows 6-12% slower: the kernels take the pair only where every thread
+// has a block.
+//
+// Addresses and banks: with the P = 8 swizzle (kb_row_swz), chunk i = 8ih +
+// il of block b sits at chunk 16b + 8ih + (il ^ ih ^ t), t = (2b & 7) ^ (b &
+// 4) -- even, so eight consecutive blocks' chunk i fall in only four bank
+// groups (2-way conflicts).  Threads with h = (b >> 2) & 1 set take chunk i
+// ^ 1 into slot i, i.e. the block's columns c ^ 4 into slot c, which puts
+// them in the other four groups: slot i is at 16b + 8ih + (il ^ ih ^ y), y
+// = t ^ h, one xor mask a thread (eight consecutive blocks: y = 0 2 4 6 5 7
+// 1 3).  Digit 1 does not see the permutation (every column gets A1);
+// digit 0 reads A0 with both indices xored by 4h (a0 below).
+template <typename T, int P>
+__device__ __forceinline__ void kb_row_pair01(T *buf, const T *__restrict__ A1, const T *__restrict__ A0, int K)
+{
+  static_assert(sizeof(T) == 4 && P == 8, "the pair is float P = 8's");
+  constexpr int VL = 4, GP = 4;   // elements a chunk; rows or columns sharing a factor load
+  const int nb = K / (P * P), NT = blockDim.x;
+#pragma unroll 1
+  for (int b = threadIdx.x; b < nb; b += NT) {
+    const unsigned ub = (unsigned)b, h = ub >> 2 & 1u, y = ((ub << 1) & 7u) ^ (ub & 4u) ^ h;
+    T *const blk = buf + ub * 16u * VL;
+    T x[P][P];   // x[r][c]: slot column c holds the block's column c ^ 4h
+#pragma unroll
+    for (int i = 0; i < 2 * P; i++)
+      kb_row_ld<T, VL, VL>(&x[i / 2][(i % 2) * VL], blk + ((i & 8) + ((unsigned)(i & 7) ^ (unsigned)(i >> 3) ^ y)) * VL);
+    // Digit 0: along each row, rows GP at a time.  Slot k holds column k ^
+    // 4h and slot l receives column l ^ 4h: A0[(k ^ 4h) * P + (l ^ 4h)],
+    // which is A0[k * P + l] moved by +-32 +-4 (the signs by k >= 4, l >= 4).
+    const uint32_t s0 = (uint32_t)__cvta_generic_to_shared(A0), s1 = (uint32_t)__cvta_generic_to_shared(A1);
+    uint32_t a0[2][2];
+#pragma unroll
+    for (int kh = 0; kh < 2; kh++)
+#pragma unroll
+      for (int lh = 0; lh < 2; lh++)
+        a0[kh][lh] = s0 + h * (uint32_t)(((kh ? -4 * P : 4 * P) + (lh ? -4 : 4)) * (int)sizeof(T));
+#pragma unroll
+    for (int r0 = 0; r0 < P; r0 += GP) {
+      T acc[GP][P];
+#pragma unroll
+      for (int k = 0; k < P; k++) {
+#pragma unroll
+        for (int l0 = 0; l0 < P; l0 += VL) {
+          T fr[VL];
+          kb_row_lds4(fr, a0[k >= 4][l0 >= 4] + (uint32_t)((k * P + l0) * sizeof(T)));
+#pragma unroll
+          for (int g = 0; g < GP; g++)
+#pragma unroll
+            for (int j = 0; j < VL; j++)
+              acc[g][l0 + j] = k == 0 ? x[r0 + g][k] * fr[j] : kb_fma(x[r0 + g][k], fr[j], acc[g][l0 + j]);
+        }
+      }
+#pragma unroll
+      for (int g = 0; g < GP; g++)
+#pragma unroll
+        for (int l = 0; l < P; l++)
+          x[r0 + g][l] = acc[g][l];
+    }
+    // Digit 1: along each column, the four columns of a chunk at a time;
+    // each group's outputs are the chunks (r, c0 / VL) of every row, stored
+    // as soon as they are done, so that they do not stay in registers beside
+    // the next group (with the cluster kernels' other live values ptxas
+    // spilled them).
+#pragma unroll
+    for (int c0 = 0; c0 < P; c0 += VL) {
+      T acc[VL][P];
+#pragma unroll
+      for (int k = 0; k < P; k++) {
+#pragma unroll
+        for (int l0 = 0; l0 < P; l0 += VL) {
+          T fr[VL];
+          kb_row_lds4(fr, s1 + (uint32_t)((k * P + l0) * sizeof(T)));
+#pragma unroll
+          for (int g = 0; g < VL; g++)
+#pragma unroll
+            for (int j = 0; j < VL; j++)
+              acc[g][l0 + j] = k == 0 ? x[k][c0 + g] * fr[j] : kb_fma(x[k][c0 + g], fr[j], acc[g][l0 + j]);
+        }
+      }
+#pragma unroll
+      for (int l = 0; l < P; l++) {
+        T w[VL];
+#pragma unroll
+        for (int g = 0; g < VL; g++)
+          w[g] = acc[g][l];
+        const int i = 2 * l + c0 / VL;   // slot chunk (row l, this half)
+        kb_row_st<T, VL, VL>(blk + ((i & 8) + ((unsigned)(i & 7) ^ (unsigned)(i >> 3) ^ y)) * VL, w);
+      }
+    }
+  }
+}
+
 template <typename T>
 struct kb_row_args {
   int nf, K, fsm;               // fsm: offset of the staged factors (elements)
@@ -712,6 +833,12 @@ __global__ void __launch_bounds__(kb_row_shape<T, P>::LB) kb_row_kernel(const kb
       for (int f = a.nf - 2; f >= 0; f--) {
         s /= P;
         __syncthreads();
+        if constexpr (S::PAIR) {
+          if (f == 1 && a.K >= P * P * NT) {   // a block of 64 for every thread
+            kb_row_pair01<T, P>(buf, Fs + P * P, Fs, a.K);
+            break;
+          }
+        }
         kb_row_digit_sh<T, P, S::G>(buf, Fs + f * P * P, a.K, s, kb_row_mul<T, P>(a, f), kb_row_msh<T, P>(a, f));
       }
     }
@@ -991,6 +1118,12 @@ __global__ void __launch_bounds__(kb_row_shape<T, P>::LBC) kb_row_cluster_kernel
       for (int f = a.nf - 3; f >= 0; f--) {
         s /= P;
         __syncthreads();
+        if constexpr (S::PAIR) {
+          if (f == 1 && Kl >= P * P * (int)blockDim.x) {   // a block of 64 for every thread
+            kb_row_pair01<T, P>(buf, Fs + P * P, Fs, Kl);
+            break;
+          }
+        }
         kb_row_digit_sh<T, P, S::GC>(buf, Fs + f * P * P, Kl, s, kb_row_mul<T, P>(a, f), kb_row_msh<T, P>(a, f));
       }
     }
