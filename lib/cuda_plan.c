@@ -64,6 +64,7 @@
  * bound): H200, a 64x128 double JIT configuration at m = 50 took 29.6 us
  * where the full SM rate would price it at 7 us. */
 #define KB_RATE_BLOCK_FRAC 0.25
+#define KB_ALONE_BIG 0.15          /* kb_fast_cost: a block of > 256 threads alone on its SM */
 
 /* The bandwidth the fast kernels reach on the current device, and its FMA
  * rate against an H100's: the model's prices of fast launches and of the
@@ -174,6 +175,15 @@ static double kb_fast_cost(const kb_problem_t *pb, const kb_dev_rates_t *dv, con
    * (H100, session 10: 1526_4x4^6 double 0.099 ms against 0.073 for the
    * whole-row kernel the sum had chosen). */
   const int overlapped = two && c->vw * esz == 16.0;
+  /* But a block of more than 256 threads alone on its SM overlaps only part
+   * of them: H200, session 31, the tuner's timings of float 8x8 three fused
+   * (the precompiled slabs of 16384 and 8192, 512 threads one block an SM
+   * against 256 threads two an SM): 0.737-0.741 ms against 0.651-0.656 at
+   * 2^28 elements, 0.0371-0.0375 against 0.0320-0.0322 at 2^25, the model
+   * pricing both alike (the first taken, so 1024_8x8^6 ran 1.48 ms where
+   * its tuned plan ran 1.26-1.29).  Priced as KB_ALONE_BIG of the shorter
+   * of bytes and flops not overlapped. */
+  const int alone_big = c->occupancy == 1 && c->threads > 256;
   const double bw = two ? dv->bw : KB_BW_ONE_STAGE;
   const int64_t sec = 32 / (int64_t)kb_type_size(pb->type);
   const double mpad = mrows || mout ? (double)((pb->m + c->TM - 1) / c->TM * c->TM) : m;
@@ -215,6 +225,8 @@ static double kb_fast_cost(const kb_problem_t *pb, const kb_dev_rates_t *dv, con
       tf *= waves / fill;
     }
     t = tb > tf ? tb : tf;
+    if (alone_big)
+      t += KB_ALONE_BIG * (tb < tf ? tb : tf);
   } else {
     t = tb + flops / kb_rate(pb, c->P);
   }
