@@ -495,6 +495,35 @@ static void kb_t_issue_prob(kb_rng_t *r, const kb_t_shape_t *S, kronblasDataType
   P->pad = kb_rng_range(r, 0, 1) * kb_rng_range(r, 1, 5);
 }
 
+/* A fixed problem: LEFT, X not transposed, n equal p x p factors, one
+ * batch entry, the model's strategy, dimensions filled in. */
+static void kb_t_square_prob(kronblasDataType_t type, int64_t m, int64_t n, int64_t p, int nthreads, int alpha_one,
+                             int beta_zero, kb_t_prob_t *P)
+{
+  int64_t i;
+  memset(P, 0, sizeof *P);
+  P->type = type;
+  P->side = KRONBLAS_SIDE_LEFT;
+  P->m = m;
+  P->n = n;
+  for (i = 0; i < n; i++)
+    P->p[i] = P->q[i] = p;
+  P->batch = 1;
+  P->strategy = -1;
+  P->nthreads = nthreads;
+  P->alpha_one = alpha_one;
+  P->beta_zero = beta_zero;
+  kb_t_dims(P);
+}
+
+static double kb_t_now(void)
+{
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+#ifndef KB_T_NO_MAIN
 /* The problem of a drawn test call P (its own q and L; kb_t_dims done) as
  * the planner sees it, and plan options for rows with digits in place. */
 static void kb_t_inplace_pb(kronblasDataType_t type, const kb_t_prob_t *P, kb_problem_t *pb, kb_cpu_plan_opts_t *o)
@@ -530,35 +559,6 @@ static void kb_t_model_groups(kronblasDataType_t type, int64_t m, int64_t n, int
       w += (size_t)snprintf(got + w, len - w, "%s%d-%d", k ? "," : "", pl->g[k].hi, pl->g[k].lo);
 }
 
-/* A fixed problem: LEFT, X not transposed, n equal p x p factors, one
- * batch entry, the model's strategy, dimensions filled in. */
-static void kb_t_square_prob(kronblasDataType_t type, int64_t m, int64_t n, int64_t p, int nthreads, int alpha_one,
-                             int beta_zero, kb_t_prob_t *P)
-{
-  int64_t i;
-  memset(P, 0, sizeof *P);
-  P->type = type;
-  P->side = KRONBLAS_SIDE_LEFT;
-  P->m = m;
-  P->n = n;
-  for (i = 0; i < n; i++)
-    P->p[i] = P->q[i] = p;
-  P->batch = 1;
-  P->strategy = -1;
-  P->nthreads = nthreads;
-  P->alpha_one = alpha_one;
-  P->beta_zero = beta_zero;
-  kb_t_dims(P);
-}
-
-static double kb_t_now(void)
-{
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-#ifndef KB_T_NO_MAIN
 /* kb_cpu_split_at's choice for a float call of m vectors of n square
  * factors p on h, with X, Y and the factors in buffers of their own
  * (allocated, never touched: only their addresses are compared). */
