@@ -62,10 +62,21 @@ AC_DEFUN([KB_CHECK_CUDA], [
     # no driver still loads libkronblas and runs its CPU backend.
     CUDA_LDFLAGS="-L$kb_cuda_libdir -Wl,-rpath,$kb_cuda_libdir"
     CUDA_LIBS="-lcublas -lcudart -lstdc++"
+    # Each entry as people write it -- 90, sm_90, compute_90, 9.0, 90a --
+    # becomes the number nvcc's compute_/sm_ names take; anything else is
+    # refused here rather than by nvcc in the middle of make.
     kb_gencode=
+    kb_archs=
     for kb_a in `echo "$KB_CUDA_ARCH" | tr ',' ' '`; do
-      kb_gencode="$kb_gencode -gencode=arch=compute_$kb_a,code=sm_$kb_a"
+      kb_n=`echo "$kb_a" | sed -e 's/^sm_//' -e 's/^compute_//' -e 's/^\([[0-9]]*\)\.\([[0-9]]\)/\1\2/'`
+      case $kb_n in
+        [[1-9]][[0-9]] | [[1-9]][[0-9]][[0-9]] | [[1-9]][[0-9]][[af]] | [[1-9]][[0-9]][[0-9]][[af]]) ;;
+        *) AC_MSG_ERROR([--with-cuda-arch: '$kb_a' is not an SM version (write 90, sm_90 or 9.0; several comma-separated)]) ;;
+      esac
+      kb_gencode="$kb_gencode -gencode=arch=compute_$kb_n,code=sm_$kb_n"
+      kb_archs="$kb_archs${kb_archs:+,}$kb_n"
     done
+    KB_CUDA_ARCH=$kb_archs
     AS_IF([test -z "$NVCCFLAGS"], [NVCCFLAGS="-O3 -std=c++17 -lineinfo"])
     NVCCFLAGS="$NVCCFLAGS $kb_gencode"
     AC_DEFINE([HAVE_CUDA], [1], [Define to 1 to build the CUDA backend.])

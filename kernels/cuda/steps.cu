@@ -178,12 +178,32 @@ static const kb_fast_entry *kb_table_entry(int i)
   return i < kb_fast_table_s_n ? &kb_fast_table_s[i] : &kb_fast_table_d[i - kb_fast_table_s_n];
 }
 
+// Blocks per SM before a JIT kernel is loaded: shared memory and threads of
+// an H100-class SM, registers at ~48 besides the accumulators.  Only ranks
+// candidates; the real figure replaces it once the kernel is loaded.
+static int kb_cfg_occupancy_estimate(const kb_cuda_fast_cfg_t *c)
+{
+  int occ = 2048 / c->threads;
+  int by_smem = 233472 / (c->smem + 1024);
+  int by_regs = 65536 / (c->threads * (c->RM * c->RK * c->RQ + 48));
+  if (by_smem < occ) occ = by_smem;
+  if (by_regs < occ) occ = by_regs;
+  if (occ > 32) occ = 32;
+  return occ > 0 ? occ : 1;
+}
+
 static void kb_cfg_init(void)
 {
   std::call_once(kb_cfg_once, [] {
     int i, n = kb_fast_table_s_n + kb_fast_table_d_n;
-    for (i = 0; i < n && i < KB_CUDA_MAX_CFGS; i++)
+    // Until kb_cuda_kernels_init measures them on the device, the
+    // precompiled ones carry the estimate JIT ones do, so that a plan made
+    // without a device (tests, tools/jit-time) prices blocks alone on their
+    // SM as a device would.
+    for (i = 0; i < n && i < KB_CUDA_MAX_CFGS; i++) {
       kb_cfgs[i] = kb_table_entry(i)->cfg;
+      kb_cfgs[i].occupancy = kb_cfg_occupancy_estimate(&kb_cfgs[i]);
+    }
     kb_ntable = i;
     kb_ncfg.store(i, std::memory_order_release);
   });
@@ -204,20 +224,6 @@ static bool kb_cfg_same(const kb_cuda_fast_cfg_t *a, const kb_cuda_fast_cfg_t *b
   return a->type == b->type && a->P == b->P && a->Q == b->Q && a->F == b->F && a->TK == b->TK &&
          a->TM == b->TM && a->TP == b->TP && a->RK == b->RK && a->RQ == b->RQ && a->RM == b->RM &&
          a->stages == b->stages && a->unroll == b->unroll && a->vw == b->vw;
-}
-
-// Blocks per SM before a JIT kernel is loaded: shared memory and threads of
-// an H100-class SM, registers at ~48 besides the accumulators.  Only ranks
-// candidates; the real figure replaces it once the kernel is loaded.
-static int kb_cfg_occupancy_estimate(const kb_cuda_fast_cfg_t *c)
-{
-  int occ = 2048 / c->threads;
-  int by_smem = 233472 / (c->smem + 1024);
-  int by_regs = 65536 / (c->threads * (c->RM * c->RK * c->RQ + 48));
-  if (by_smem < occ) occ = by_smem;
-  if (by_regs < occ) occ = by_regs;
-  if (occ > 32) occ = 32;
-  return occ > 0 ? occ : 1;
 }
 
 extern "C" int kb_cuda_cfg_complete(kb_cuda_fast_cfg_t *c)
