@@ -62,7 +62,7 @@ void kb_bench_row_end(kb_bench_plan_t *shuf, kb_bench_plan_t *gemm, double *t)
 void kb_bench_result_init(kb_bench_result_t *r)
 {
   memset(r, 0, sizeof *r);
-  r->ms = r->gflops = r->floor_pct = r->gemm_pct = NAN;
+  r->ms = r->gflops = r->floor_pct = r->gemm_pct = r->copy_pct = NAN;
   r->shuffle_ms = r->gemm_ms = NAN;
   r->shuffle_err = r->gemm_err = r->err_bound = NAN;
   r->verify = "-";
@@ -593,4 +593,5 @@ void kb_bench_floor(const kb_bench_prob_t *pb, double gemm_rate, double copy_bw,
   tb = pb->bytes / copy_bw;
   r->floor_pct = 100.0 * (tf > tb ? tf : tb) / (r->ms * 1e-3);
   r->gemm_pct = 100.0 * tf / (r->ms * 1e-3);
+  r->copy_pct = 100.0 * tb / (r->ms * 1e-3);
 }

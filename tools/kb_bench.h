@@ -119,6 +119,8 @@ typedef struct {
   int ran;                     /* kronblas ran (else note says why) */
   double ms, gflops, floor_pct;                   /* NaN when unknown */
   double gemm_pct;                                /* GFLOP/s as % of the in-run GEMM rate; NaN when unknown */
+  double copy_pct;                                /* (bytes of X + Y) / s as % of the in-run copy
+                                                     bandwidth (issue 4's m = 1 target); NaN when unknown */
   double shuffle_ms, gemm_ms;                     /* NaN when not run */
   int shuffle_bad, gemm_bad;                      /* result differs from kronblas */
   double shuffle_err, gemm_err, err_bound;
@@ -160,7 +162,7 @@ void kb_bench_fill(const kb_bench_prob_t *pb, uint64_t seed, void *X, void *cons
 void kb_bench_verify(const kb_bench_prob_t *pb, const void *X, const void *const *F, const void *Y,
     uint64_t seed, kb_bench_result_t *r);
 
-/* Fills floor_pct and gemm_pct from the row's time and the ceilings
+/* Fills floor_pct, gemm_pct and copy_pct from the row's time and the ceilings
  * (bytes/s, flop/s; <= 0 when unknown). */
 void kb_bench_floor(const kb_bench_prob_t *pb, double gemm_rate, double copy_bw, kb_bench_result_t *r);
 

@@ -85,9 +85,10 @@ static void kb_bench_usage(FILE *f)
 "  --no-ceilings       skip measuring the ceilings (no floor%%; for quick runs)\n"
 "  --rounds N          CPU backend: per row, N rounds of (ceilings, then\n"
 "                      kronblas' reps); ms is the median of the rounds' medians,\n"
-"                      floor%% and gemm%% the medians of the rounds' (each against\n"
-"                      its own ceilings), baselines from the last round; for hosts\n"
-"                      whose speed drifts between rows (default 1)\n"
+"                      floor%%, gemm%% and copy_pct the medians of the rounds'\n"
+"                      (each against its own ceilings), baselines from the last\n"
+"                      round; for hosts whose speed drifts between rows\n"
+"                      (default 1)\n"
 "  --csv FILE          also write CSV rows to FILE (- for stdout; the table then\n"
 "                      goes to stderr)\n"
 "  --seed N            seed of the random inputs (default KRONBLAS_TEST_SEED or\n"
@@ -123,7 +124,9 @@ static void kb_bench_usage(FILE *f)
 "\n"
 "CSV columns: shape,m,factors,type,side,trans,backend,threads,ms,gflops,\n"
 "floor_pct,gemm_pct,baseline_shuffle_ms,baseline_gemm_ms,speedup_shuffle,speedup_gemm,\n"
-"verify (empty where not measured; verify is PASS, FAIL or -).\n"
+"verify,copy_pct (empty where not measured; verify is PASS, FAIL or -; copy_pct =\n"
+"100 * (bytes of X + Y) / s / copy bandwidth).  tools/kb_targets.py reads such\n"
+"files and says which of issues 3 and 4's targets a run meets.\n"
 "\n"
 "Exit status: 0 if every row ran (or was skipped for memory) and checked out,\n"
 "1 if kronblas failed, a verification failed or a baseline disagreed, 2 on\n"
@@ -518,8 +521,8 @@ out:
 static void kb_bench_cpu_rounds(kronblasHandle_t h, const kb_bench_prob_t *pb, const kb_bench_cli_t *c,
                                 int nthreads, kronblasDataType_t type, kb_bench_result_t *r)
 {
-  double ms[100], fl[100], gp[100];
-  int k, nfl = 0, ngp = 0;
+  double ms[100], fl[100], gp[100], cp[100];
+  int k, nfl = 0, ngp = 0, ncp = 0;
   const char *verify = NULL;
   char verify_msg[sizeof r->verify_msg];
   for (k = 0; k < c->rounds; k++) {
@@ -544,6 +547,8 @@ static void kb_bench_cpu_rounds(kronblasHandle_t h, const kb_bench_prob_t *pb, c
       fl[nfl++] = r->floor_pct;
     if (r->gemm_pct == r->gemm_pct)
       gp[ngp++] = r->gemm_pct;
+    if (r->copy_pct == r->copy_pct)
+      cp[ncp++] = r->copy_pct;
   }
   r->ms = kb_bench_median(ms, c->rounds);
   r->gflops = pb->flops / (r->ms * 1e-3) / 1e9;
@@ -551,6 +556,8 @@ static void kb_bench_cpu_rounds(kronblasHandle_t h, const kb_bench_prob_t *pb, c
     r->floor_pct = kb_bench_median(fl, nfl);
   if (ngp > 0)
     r->gemm_pct = kb_bench_median(gp, ngp);
+  if (ncp > 0)
+    r->copy_pct = kb_bench_median(cp, ncp);
   r->verify = verify;
   memcpy(r->verify_msg, verify_msg, sizeof verify_msg);
 }
@@ -600,7 +607,9 @@ static void kb_bench_csv_row(FILE *f, const kb_bench_cli_t *c, const kb_bench_pr
   kb_bench_csv_num(f, r->gemm_ms);
   kb_bench_csv_num(f, r->shuffle_ms / r->ms);
   kb_bench_csv_num(f, r->gemm_ms / r->ms);
-  fprintf(f, ",%s\n", r->verify);
+  fprintf(f, ",%s", r->verify);
+  kb_bench_csv_num(f, r->copy_pct);
+  fputc('\n', f);
   fflush(f);
 }
 
@@ -739,7 +748,7 @@ int main(int argc, char **argv)
       return 1;
     }
     fprintf(csv, "shape,m,factors,type,side,trans,backend,threads,ms,gflops,floor_pct,gemm_pct,"
-                 "baseline_shuffle_ms,baseline_gemm_ms,speedup_shuffle,speedup_gemm,verify\n");
+                 "baseline_shuffle_ms,baseline_gemm_ms,speedup_shuffle,speedup_gemm,verify,copy_pct\n");
   }
 
   kronblasGetVersion(NULL, &version);

@@ -47,7 +47,7 @@ ok $? "the identity (not the oracle) was used"
 
 run x 0 --backend cpu --no-baselines --warmup 0 --reps 1 --type s,d --csv "$tmp.csv" 8_2x3,4x2 1_3x3^2
 r=$?
-head -n 1 "$tmp.csv" | grep -qx 'shape,m,factors,type,side,trans,backend,threads,ms,gflops,floor_pct,gemm_pct,baseline_shuffle_ms,baseline_gemm_ms,speedup_shuffle,speedup_gemm,verify'
+head -n 1 "$tmp.csv" | grep -qx 'shape,m,factors,type,side,trans,backend,threads,ms,gflops,floor_pct,gemm_pct,baseline_shuffle_ms,baseline_gemm_ms,speedup_shuffle,speedup_gemm,verify,copy_pct'
 h=$?
 sed 's/^/# csv: /' "$tmp.csv"
 [ "$(wc -l < "$tmp.csv")" -eq 5 ] && grep -q '^"8_2x3,4x2",8,"2x3,4x2",d,left,NN,cpu,' "$tmp.csv"
