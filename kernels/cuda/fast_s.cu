@@ -24,6 +24,10 @@
 //    index arithmetic was cut (H100, session 9, one launch, ms): 8x8x3 at
 //    K = 2^18, m = 1024 1.08 -> 0.83; 16x16x2 at K = 2^20 3.89 -> 3.24, at
 //    2^24, m = 16 0.91 -> 0.82; 32x32 at K = 2^20 3.43 -> 3.06;
+//  - for two fused 16x16 factors in slabs of 8192, four k-steps unrolled:
+//    the tuner took that neighbour (a JIT variant then) in every pass of
+//    16_16x16^6 and 1024_16x16^5 (H200, session 32, its timings of one
+//    launch at K = 2^24, m = 16: 0.668 ms against 0.715 with one k-step);
 //  - for three fused 8x8 factors also a slab of 16384 in 512-thread blocks
 //    (runs of 32 outputs), ahead of the 8192 one so that the model takes it
 //    where K allows (it prices both alike; at few tiles a bigger tile's
@@ -50,7 +54,7 @@ const kb_fast_entry kb_fast_table_s[] = {
   KB_FAST_ENTRY(float, 0,   8,   8,   3,  8, 1024,  1, 1, 4, 8, 2, 1),
   KB_FAST_ENTRY(float, 0,   8,   8,   5,  8, 4096,  1, 1, 16, 8, 1, 1),
   KB_FAST_ENTRY(float, 0,  16,  16,   1, 16,  256,  1, 1, 4, 8, 2, 1),
-  KB_FAST_ENTRY(float, 0,  16,  16,   2, 16,  512,  1, 1, 4, 8, 2, 1),
+  KB_FAST_ENTRY(float, 0,  16,  16,   2, 16,  512,  1, 1, 4, 8, 2, 4),
   KB_FAST_ENTRY(float, 0,  32,  32,   1, 32,  256,  1, 1, 4, 16, 2, 2),
   KB_FAST_ENTRY(float, 0,  32,  32,   2, 32,  256,  1, 1, 4, 16, 2, 1),
   KB_FAST_ENTRY(float, 0,  32,  32,   3, 32, 1024,  1, 1, 16, 8, 1, 1),
