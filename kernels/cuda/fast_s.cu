@@ -28,6 +28,11 @@
 //    the tuner took that neighbour (a JIT variant then) in every pass of
 //    16_16x16^6 and 1024_16x16^5 (H200, session 32, its timings of one
 //    launch at K = 2^24, m = 16: 0.668 ms against 0.715 with one k-step);
+//  - for three fused 8x8 factors in slabs of 8192, two k-steps unrolled:
+//    the tuner's timings of that neighbour against one k-step, H200: 0.0867
+//    against 0.0894 ms at K = 2^15, m = 1024; 0.645 against 0.654 at K =
+//    2^24, m = 16 (session 32); 0.630 against 0.651 at K = 2^18, m = 1024
+//    (session 31);
 //  - for three fused 8x8 factors also a slab of 16384 in 512-thread blocks
 //    (runs of 32 outputs), ahead of the 8192 one so that the model takes it
 //    where K allows (it prices both alike; at few tiles a bigger tile's
@@ -51,7 +56,7 @@ const kb_fast_entry kb_fast_table_s[] = {
   KB_FAST_ENTRY(float, 0,   8,   8,   1,  8,  512,  1, 1, 4, 8, 2, 1),
   KB_FAST_ENTRY(float, 0,   8,   8,   2,  8,  512,  1, 1, 4, 8, 2, 1),
   KB_FAST_ENTRY(float, 0,   8,   8,   3,  8, 2048,  1, 1, 4, 8, 2, 1),
-  KB_FAST_ENTRY(float, 0,   8,   8,   3,  8, 1024,  1, 1, 4, 8, 2, 1),
+  KB_FAST_ENTRY(float, 0,   8,   8,   3,  8, 1024,  1, 1, 4, 8, 2, 2),
   KB_FAST_ENTRY(float, 0,   8,   8,   5,  8, 4096,  1, 1, 16, 8, 1, 1),
   KB_FAST_ENTRY(float, 0,  16,  16,   1, 16,  256,  1, 1, 4, 8, 2, 1),
   KB_FAST_ENTRY(float, 0,  16,  16,   2, 16,  512,  1, 1, 4, 8, 2, 4),
