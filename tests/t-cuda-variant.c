@@ -114,8 +114,9 @@ static void batch_walk(void)
   } w[] = {
     { KRONBLAS_R_32F, 32, 64, 3, "fast:t0:p32:q32:f2:tk8192:tm1:tp32:rk4:rq16:rm1:st2:xu1" },
     { KRONBLAS_R_32F, 32, 40, 3, "fast:t0:p32:q32:f1:tk8192:tm1:tp32:rk4:rq16:rm1:st2:xu2" },
-    { KRONBLAS_R_32F, 8, 200, 5, "fast:t0:p8:q8:f3:tk8192:tm1:tp8:rk4:rq8:rm1:st2:xu1" },
+    { KRONBLAS_R_32F, 8, 200, 5, "fast:t0:p8:q8:f3:tk8192:tm1:tp8:rk4:rq8:rm1:st2:xu2" },
     { KRONBLAS_R_32F, 8, 100, 5, "fast:t0:p8:q8:f3:tk16384:tm1:tp8:rk4:rq8:rm1:st2:xu1" },
+    { KRONBLAS_R_32F, 16, 48, 4, "fast:t0:p16:q16:f2:tk8192:tm1:tp16:rk4:rq8:rm1:st2:xu4" },
     { KRONBLAS_R_64F, 16, 48, 4, "fast:t1:p16:q16:f2:tk8192:tm1:tp16:rk2:rq16:rm1:st2:xu1" },
     /* two fused 64x64 factors over a whole vector, two a block: an odd m
      * leaves the last block one */
