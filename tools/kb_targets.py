@@ -30,27 +30,18 @@ The targets, as the issues state them:
     have their own target instead: >= 30% of the GEMM rate); geomean >= 5x
     the shuffle baseline and no row below 2x; m = 1 with 8x8^7 at >= 50% of
     the copy bandwidth (column copy_pct).
-The shape lists are tools/kb_shapes.c's.
+The shape lists are tools/bench_gpytorch.py's (tools/kb_shapes.c's).
 """
 import csv
 import math
+import os
 import re
 import sys
 
-STANDARD = ["1024_8x8^5", "1024_8x8^6", "1024_16x16^4", "1024_16x16^5", "1024_32x32^3",
-            "1024_32x32^4", "1024_64x64^2", "1024_64x64^3", "1024_128x128^2", "320_128x128^3",
-            "16_8x8^8", "16_16x16^6", "16_32x32^5", "16_64x64^4", "16_128x128^3"]
-CPU = ["1024_8x8^5", "1024_16x16^4", "1024_32x32^3", "1024_64x64^2", "16_8x8^6", "16_16x16^5",
-       "16_32x32^4", "16_64x64^3", "256_128x128^2", "1024_3x3^7", "1024_6x6^6"]
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_gpytorch import CPU, REALWORLD, STANDARD  # noqa: E402 (the lists, as tools/kb_shapes.c has them)
+
 CPU_ODD = ["1024_3x3^7", "1024_6x6^6"]
-REALWORLD = ["20_2x2^7", "20_2x2^9", "50_2x2^9", "20_2x2^10", "1_2x2^11",
-             "10_52x50,65x20", "50_32x8,64x128", "10_52x65,50x20",
-             "4_2x2^9", "8_2x2^9", "16_2x2^9",
-             "4_8x8^3", "8_8x8^3", "16_8x8^3", "20_8x8^3",
-             "1024_3x3^7", "1024_4x4^7", "1024_6x6^7",
-             "1_5x5^3,2x2", "1_5x5^2,2x2,25x25",
-             "1526_4x4^6", "156_8x8^3", "2967_4x4^7",
-             "16_8x8^8", "16_16x16^6", "16_32x32^6", "16_64x64^3"]
 MV = "1_8x8^7"
 TYPES = {"s": "float", "d": "double"}
 
