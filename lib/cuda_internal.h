@@ -128,6 +128,14 @@ void kb_cuda_plans_free(kb_cuda_state_t *cs);
 /* The configuration word of kernel (kb_cuda_cfg_format), as the logs
  * name launches, or "" where kernel is not a fast configuration. */
 const char *kb_cuda_kernel_word(int kernel, char *buf, int size);
+/* The slice-GEMM kernel (kernels/cuda/gemm.cu) in plans: whether
+ * instantiation index may apply factor i of pb at input length K (float,
+ * host scalars, X along K where it reads X, Y along L where it writes Y);
+ * its word in tuning files (returns the length, -1 if size is too small);
+ * the kernel a word names (KB_KERNEL_GEMM_0 - index), 0 if none. */
+int kb_cuda_gemm_usable(const kb_problem_t *pb, int64_t i, int64_t K, int index);
+int kb_cuda_gemm_word(int index, char *buf, int size);
+int kb_cuda_gemm_parse(const char *word);
 /* The model's plan (kb_cuda_plan), kept per key in the handle. */
 int64_t kb_cuda_model_plan(struct kronblasContext *h, const kb_problem_t *pb, kb_cuda_pstep_t *steps);
 void kb_cuda_model_plans_free(kb_cuda_state_t *cs);

@@ -310,6 +310,79 @@ static double kb_cublas_cost(const kb_problem_t *pb, const kb_dev_rates_t *dv, i
   return (tb > tf ? tb : tf) + KB_CUBLAS_FIXED_S;
 }
 
+/* The slice-GEMM kernel's FMA rate per instantiation (H200, session 33,
+ * the tuner's timings of one factor, float): 64x64 in tiles of 128 slices
+ * 36.3 TFLOP/s (K = 2^18, m = 1024: 0.952 ms against cuBLAS' 0.984; K =
+ * 2^24, m = 16: 0.953 against 0.989), in tiles of 64 33.4 (1.032).  Its
+ * 128x128 instantiations ran slower than cuBLAS (K = 2^14, m = 1024:
+ * 0.1256 ms against 0.1207; K = 2^21, m = 16: 0.236 against 0.219), which
+ * kb_cublas_rate prices low for P = 128: the model leaves them to the
+ * tuner (0: not a candidate). */
+static double kb_gemm_rate(const kb_cuda_gemm_info_t *g)
+{
+  if (g->P != 64)
+    return 0;
+  return g->TS >= 128 ? 36.3e12 : 33.4e12;
+}
+
+/* The slice-GEMM kernel (kernels/cuda/gemm.cu): its FMAs at its rate over
+ * the resident blocks, tiles in whole rounds (a partial last round costs a
+ * whole one); bytes overlap with them. */
+static double kb_gemm_cost(const kb_problem_t *pb, const kb_dev_rates_t *dv, int64_t i, int64_t K, int kernel,
+                           int nsm)
+{
+  const kb_cuda_gemm_info_t *g = kb_cuda_gemm_info(KB_KERNEL_GEMM_0 - kernel);
+  const double esz = (double)kb_type_size(pb->type), m = (double)pb->m;
+  const double Kn = (double)K / pb->p[i] * pb->q[i];
+  int64_t tiles, slots, rounds;
+  double tb, tf, rate;
+  /* Measured only over 2^28 elements: below 2^25 (the sizes of
+   * KB_CUBLAS_SMALL_ELEMS) the model keeps the plans it had (float
+   * 16_64x64^3 and 64_64x64^3: sub-vector steps, then a GEMM; t-cuda-nat)
+   * and the tuner times this kernel. */
+  if (g == NULL || (rate = kb_gemm_rate(g)) <= 0 || m * (double)K < KB_CUBLAS_SMALL_ELEMS)
+    return -1;
+  tiles = pb->m * (K / pb->p[i] / g->TS);
+  slots = (int64_t)(nsm > 0 ? nsm : 132) * g->minb;
+  rounds = (tiles + slots - 1) / slots;
+  tb = m * ((double)K + Kn) * esz / dv->bw;
+  tf = 2.0 * m * Kn * pb->p[i] / (rate * dv->fma) * ((double)rounds * (double)slots / (double)tiles);
+  return (tb > tf ? tb : tf) + KB_LAUNCH_S;
+}
+
+int kb_cuda_gemm_usable(const kb_problem_t *pb, int64_t i, int64_t K, int index)
+{
+  if (pb->type != KRONBLAS_R_32F || pb->pointer_mode != KRONBLAS_POINTER_MODE_HOST)
+    return 0;
+  /* X along K where this step reads it, Y along L where it writes it */
+  if ((i == pb->nfactors - 1 && pb->xs_k != 1) || (i == 0 && pb->ys_l != 1))
+    return 0;
+  return kb_cuda_gemm_find((int)pb->type, pb->p[i], pb->q[i], K, index) == 0;
+}
+
+/* A slice-GEMM instantiation's word ("gemm:p64:q64:ts128:tk32:st4:mb2"),
+ * the form tuning files name it by. */
+int kb_cuda_gemm_word(int index, char *buf, int size)
+{
+  const kb_cuda_gemm_info_t *g = kb_cuda_gemm_info(index);
+  int n;
+  if (g == NULL || size <= 0)
+    return -1;
+  n = snprintf(buf, (size_t)size, "gemm:p%d:q%d:ts%d:tk%d:st%d:mb%d", g->P, g->Q, g->TS, g->TKC, g->stages,
+               g->minb);
+  return n >= 0 && n < size ? n : -1;
+}
+
+int kb_cuda_gemm_parse(const char *word)
+{
+  int i, n = kb_cuda_gemm_count();
+  char w[96];
+  for (i = 0; i < n; i++)
+    if (kb_cuda_gemm_word(i, w, (int)sizeof w) > 0 && strcmp(w, word) == 0)
+      return KB_KERNEL_GEMM_0 - i;
+  return 0;
+}
+
 /* The whole-vector kernel (kernels/cuda/small.cu) at factors i, i-1, ...,
  * i-nf+1: the vectors are read and written once; the flops of the earlier
  * factors are repeated by each of the lsplit blocks that share a vector,
@@ -627,7 +700,10 @@ const char *kb_cuda_kernel_word(int kernel, char *buf, int size)
   if (kernel < KB_KERNEL_ROW_VAR && kb_cuda_kernel_is_row(kernel))
     snprintf(buf, (size_t)size, "c%d:t%d%s", kb_cuda_row_var_C(kernel), kb_cuda_row_var_T(kernel),
              kb_cuda_row_var_PF(kernel) > 0 ? ":p" : "");
-  else if (kernel < 0 || kernel >= ncfg || kb_cuda_cfg_format(&cfg[kernel], buf, size) < 0)
+  else if (kb_cuda_kernel_is_gemm(kernel)) {
+    if (kb_cuda_gemm_word(KB_KERNEL_GEMM_0 - kernel, buf, size) < 0)
+      buf[0] = '\0';
+  } else if (kernel < 0 || kernel >= ncfg || kb_cuda_cfg_format(&cfg[kernel], buf, size) < 0)
     buf[0] = '\0';
   return buf;
 }
@@ -644,6 +720,8 @@ static double kb_model_cost(void *ctx, int64_t i, int64_t K, int kernel, int nf)
     t = kb_row_cost(mc->pb, &mc->dv, K, nf, mc->nsm);
   else if (kernel == KB_KERNEL_CUBLAS)
     t = kb_cublas_cost(mc->pb, &mc->dv, i, K);
+  else if (kb_cuda_kernel_is_gemm(kernel))
+    t = kb_gemm_cost(mc->pb, &mc->dv, i, K, kernel, mc->nsm);
   else if (kernel < 0)
     t = kb_generic_cost(mc->pb, i, K);
   else
@@ -939,6 +1017,19 @@ again:
         best[i + 1] = t;
         choice_nf[i] = cfg[c].F;
         choice_k[i] = c;
+      }
+    }
+    /* The slice-GEMM kernel's instantiations (one factor each). */
+    for (c = 0; (policy == KRONBLAS_KERNELS_ALL || policy == KRONBLAS_KERNELS_NO_FUSION) && c < kb_cuda_gemm_count();
+         c++) {
+      double t;
+      if (!kb_cuda_gemm_usable(pb, i, Kin[i], c))
+        continue;
+      t = cost(ctx, i, Kin[i], KB_KERNEL_GEMM_0 - c, 1);
+      if (t >= 0 && t + best[i] < best[i + 1]) {
+        best[i + 1] = t + best[i];
+        choice_nf[i] = 1;
+        choice_k[i] = KB_KERNEL_GEMM_0 - c;
       }
     }
     /* cuBLAS steps read their input along k only. */

@@ -291,7 +291,8 @@ static double kb_tune_cost(void *ctxv, int64_t i, int64_t K, int kernel, int nf)
          (long long)i, (long long)(i - st.nf + 1), (long long)K,
          kernel == KB_KERNEL_GENERIC ? "generic" : kernel == KB_KERNEL_CUBLAS ? "cublas" :
          kernel == KB_KERNEL_CUBLAS_COL ? "cublas_col" : kernel == KB_KERNEL_CUBLAS_NAT ? "cublas_nat" :
-         kernel == KB_KERNEL_SMALL ? "small" : kb_cuda_kernel_is_row(kernel) ? "row" : "config", kernel,
+         kernel == KB_KERNEL_SMALL ? "small" : kb_cuda_kernel_is_row(kernel) ? "row" :
+         kb_cuda_kernel_is_gemm(kernel) ? "gemm" : "config", kernel,
          kernel >= 0 ? cfg[kernel].threads : 0, kernel >= 0 ? cfg[kernel].occupancy : 0, word[0] ? " " : "", word,
          kernel >= 0 && cfg[kernel].variant ? " variant" : "", ms / KB_TUNE_REPS);
   return ms / KB_TUNE_REPS * 1e-3;
@@ -529,6 +530,8 @@ void kb_cuda_wisdom_each(struct kronblasContext *h,
         strcpy(word, "cublas_col");
       else if (s->kernel == KB_KERNEL_CUBLAS_NAT)
         strcpy(word, "cublas_nat");
+      else if (kb_cuda_kernel_is_gemm(s->kernel))
+        ok = kb_cuda_gemm_word(KB_KERNEL_GEMM_0 - s->kernel, word, (int)sizeof word) > 0;
       else if (s->kernel < 0 || s->kernel >= ncfg || kb_cuda_cfg_format(&cfg[s->kernel], word, (int)sizeof word) < 0)
         ok = 0;
       if (ok)
@@ -746,6 +749,15 @@ kronblasStatus_t kb_cuda_wisdom_add(struct kronblasContext *h, const char *keys,
       /* The whole plan is the column plan (checked below). */
       kern = KB_KERNEL_CUBLAS_COL;
       if (nf != 1 || !kb_cuda_col_usable(&pb, k.policy))
+        goto bad;
+    } else if (strncmp(word, "gemm:", 5) == 0) {
+      /* gemm:..., one float factor on the slice-GEMM kernel: X along K,
+       * Y along L, host scalars (kb_cuda_gemm_usable). */
+      kern = kb_cuda_gemm_parse(word);
+      pb.m = mv;
+      if (kern == 0 || nf != 1 || !real ||
+          (k.policy != KRONBLAS_KERNELS_ALL && k.policy != KRONBLAS_KERNELS_NO_FUSION) ||
+          !kb_cuda_gemm_usable(&pb, ih, Kv, KB_KERNEL_GEMM_0 - kern))
         goto bad;
     } else if (strcmp(word, "cublas") == 0) {
       kern = KB_KERNEL_CUBLAS;

@@ -152,6 +152,41 @@ static void plan_8x8_6(void)
          (long long)n, fused, row, big_alone);
 }
 
+/* The model's plans of the standard P >= 64 rows and the slice-GEMM
+ * kernel (kernels/cuda/gemm.cu): float 1024_64x64^3 and 16_64x64^4 on it,
+ * in tiles of 128 slices, every step (H200, session 33: 0.952 ms a factor
+ * against cuBLAS' 0.984); float 1024_128x128^2 and double 1024_64x64^3 not
+ * (its 128x128 instantiations ran slower than cuBLAS, 0.1256 against
+ * 0.1207 ms; it has no double ones). */
+static void plan_gemm(kronblasDataType_t type, int64_t m, int nf, int64_t P, int want)
+{
+  int64_t p[4], fs_l[4], fs_k[4], n, i;
+  kb_cuda_pstep_t steps[4];
+  kb_problem_t pb;
+  int on = 0, on128 = 0;
+  char w[96];
+  for (i = 0; i < nf; i++) {
+    p[i] = P;
+    fs_l[i] = 1;
+    fs_k[i] = P;
+  }
+  kb_t_square_pb(type, m, nf, p, &pb);
+  pb.batch = 1;
+  pb.fs_l = fs_l;
+  pb.fs_k = fs_k;
+  n = kb_cuda_plan(&pb, KRONBLAS_KERNELS_ALL, 132, steps);
+  for (i = 0; i < n; i++)
+    if (kb_cuda_kernel_is_gemm(steps[i].kernel)) {
+      on++;
+      on128 += kb_cuda_gemm_word(KB_KERNEL_GEMM_0 - steps[i].kernel, w, (int)sizeof w) > 0 &&
+               strstr(w, ":ts128:") != NULL;
+    }
+  tap_ok(want ? n == nf && on == nf && on128 == nf : on == 0,
+         "%s %lld_%lldx%lld^%d: the model's plan %s the slice-GEMM kernel (%lld steps, %d on it, %d in tiles of 128)",
+         type == KRONBLAS_R_32F ? "float" : "double", (long long)m, (long long)P, (long long)P, nf,
+         want ? "runs every step on" : "keeps off", (long long)n, on, on128);
+}
+
 /* Whether the row kernel's magic numbers (the multiplier plus delta: a
  * planted error) divide n by d as the processor does, for n at the
  * multiples of d around a few places (and at 2^31 - 1) and at random below
@@ -264,5 +299,9 @@ int main(void)
   plan_8x8_6();
   plan_50_32x8_64x128(KRONBLAS_R_32F, "float");
   plan_50_32x8_64x128(KRONBLAS_R_64F, "double");
+  plan_gemm(KRONBLAS_R_32F, 1024, 3, 64, 1);
+  plan_gemm(KRONBLAS_R_32F, 16, 4, 64, 1);
+  plan_gemm(KRONBLAS_R_32F, 1024, 2, 128, 0);
+  plan_gemm(KRONBLAS_R_64F, 1024, 3, 64, 0);
   return tap_done();
 }

@@ -57,7 +57,13 @@ enum { KB_KERNEL_ROW = -6 };
  * kb_cuda_row_geom: kernel KB_KERNEL_ROW_VAR - (256 * PF + 16 * C + T / 64).
  * Only the measured planner takes them (the model cannot rank them). */
 enum { KB_KERNEL_ROW_VAR = -64 };
+/* The slice-GEMM kernel (kernels/cuda/gemm.cu): one float factor of P x Q
+ * (P, Q of its instantiations) as a register-tiled GEMM per vector over a
+ * resident grid, the factor held in shared memory; instantiation i is
+ * kernel KB_KERNEL_GEMM_0 - i. */
+enum { KB_KERNEL_GEMM_0 = -16, KB_KERNEL_GEMM_MAX = 16 };
 #ifndef __CUDACC_RTC__   /* host functions: NVRTC refuses them (JIT source) */
+static inline int kb_cuda_kernel_is_gemm(int k) { return k <= KB_KERNEL_GEMM_0 && k > KB_KERNEL_GEMM_0 - KB_KERNEL_GEMM_MAX; }
 static inline int kb_cuda_row_var_kernel(int C, int T, int pf)
 {
   return KB_KERNEL_ROW_VAR - (256 * pf + 16 * C + T / 64);
@@ -301,6 +307,24 @@ int kb_cuda_row_launch(const kb_cuda_step_t *st, void *stream);
  * kernel's divisions (row.cu): n / d = umulhi(n, mul) >> sh for every
  * n < 2^31; mul = 0 for d = 1. */
 void kb_cuda_row_magic(uint32_t d, uint32_t *mul, int *sh);
+
+/* The slice-GEMM kernel's instantiations (KB_KERNEL_GEMM_0 - index):
+ * factor P x Q, TS slices of a vector per tile, k-chunks of TKC, stages of
+ * the copy pipeline, minimum blocks per SM asked of ptxas, threads and
+ * dynamic shared memory (bytes) per block.  kb_cuda_gemm_info: NULL past
+ * the last.  kb_cuda_gemm_find: 0 if instantiation index can apply a
+ * p x q factor of type to vectors of length K, -1 if not.  The launch also
+ * needs in_is == out_is == 1, nf == 1 and host scalars; it copies the
+ * input in 16-byte pieces where it is aligned to them, else in 4-byte
+ * ones. */
+typedef struct {
+  int P, Q, TS, TKC, stages, minb, threads, smem;
+} kb_cuda_gemm_info_t;
+int kb_cuda_gemm_count(void);
+const kb_cuda_gemm_info_t *kb_cuda_gemm_info(int index);
+int kb_cuda_gemm_find(int type, int64_t p, int64_t q, int64_t K, int index);
+/* Launches a slice-GEMM step.  Returns a cudaError_t. */
+int kb_cuda_gemm_launch(const kb_cuda_step_t *st, void *stream);
 
 /* Makes every fast kernel that needs more than 48 KB of shared memory able
  * to get it on the current device.  Returns a cudaError_t. */

@@ -409,6 +409,8 @@ extern "C" int kb_cuda_launch_step(const kb_cuda_step_t *st, void *stream)
     return kb_cuda_small_launch(st, stream);
   if (kb_cuda_kernel_is_row(st->kernel))
     return kb_cuda_row_launch(st, stream);
+  if (kb_cuda_kernel_is_gemm(st->kernel))
+    return kb_cuda_gemm_launch(st, stream);
   if (st->nf != 1)
     return (int)cudaErrorInvalidValue;
   switch (st->type) {

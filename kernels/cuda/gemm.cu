@@ -1,0 +1,294 @@
+// gemm.cu - the slice-GEMM kernel (KB_KERNEL_GEMM_0 - i): one float factor
+// of P x Q with P, Q in {64, 128}, applied to vectors contiguous along k,
+// as one register-tiled GEMM per vector,
+//     C_r (S x Q) = A_r^T (S x P) * B (P x Q),   S = K / P,
+// A_r the vector as P x S (k fastest), C_r the output vector with its new
+// digit slowest (the step semantics of kb_cuda_kernels.h, what the cuBLAS
+// step computes through cublasSgemmStridedBatched).
+//
+// Why not cuBLAS: for P >= 64 a step is compute bound, and cuBLAS' batched
+// GEMMs of inner dimension 64 or 128 run at 66-70% of the in-run SGEMM
+// rate (H200, session 33: 1024_64x64^3 0.98 ms a factor, 1024_128x128^2
+// 0.120 ms): every 64 x 64 or 128 x 128 GEMM fills and drains its own
+// pipeline.  Here a resident grid keeps the factor in shared memory and
+// walks tiles of TS slices of the vectors, its cp.async pipeline running
+// on across tile boundaries, so that the next tile's loads overlap this
+// one's multiply and its stores.  Measured (H200, session 33, float): 64x64
+// in tiles of 128 slices 0.952 ms a factor at K = 2^18, m = 1024 (36.3
+// TFLOP/s, cuBLAS 0.984); 128x128 0.1256 ms at K = 2^14, m = 1024 (cuBLAS
+// 0.1207).  ncu (64x64): 62% of issue slots busy, 87% of the instructions
+// FFMAs, two warps a scheduler with 1.1 eligible: latency, not bandwidth,
+// holds it.  Not kept: more warps an SM with fewer registers (three or four
+// 128-thread blocks, 256-thread blocks of 256 slices: 1.10-1.14 ms), the
+// next k-steps' slices loaded a group ahead by hand (0.952), k-chunks of
+// 64 (0.957), 128x128 in two blocks of 64 columns (0.126-0.134).
+//
+// Shared layout: the factor as B[k][l] (l fastest); then ST stages of one
+// k-chunk of a tile, slice s's TKC elements at s * (TKC + 4): the padding
+// puts the 16-byte reads of eight consecutive slices in eight distinct
+// bank groups.  Thread (ts, tq) holds the outputs of slices ts + (TS/8)*i
+// (i < 8) and columns 4*tq + j, Q/2 + 4*tq + j (j < 4): per four k-steps
+// it reads 8 + 8 16-byte vectors for 256 multiply-adds.
+#include "kb_cuda_kernels.h"
+#include "kb_cuda_ops.cuh"
+
+#include <mutex>
+
+template <int P, int Q, int TS, int TKC, int ST>
+struct kb_gemm_shape {
+  static constexpr int NT = (TS / 8) * (Q / 8);   // threads
+  static constexpr int AS = TKC + 4;               // a slice's stride in a stage
+  static constexpr int STAGE = TS * AS;
+  static constexpr int NKC = P / TKC;              // k-chunks of a tile
+  static constexpr int SMEM = (P * Q + ST * STAGE) * 4;
+  static_assert(P % TKC == 0 && TKC % 4 == 0 && Q % 8 == 0 && TS % 8 == 0, "tile");
+  static_assert(TS * TKC / 4 % NT == 0 && P * Q % NT == 0, "a chunk's copies and the factor spread evenly");
+};
+
+struct kb_gemm_args {
+  const float *F;
+  int64_t fs_l, fs_k;
+  const float *in;
+  int64_t in_rs;
+  float *out;
+  int64_t out_rs;
+  int64_t S;          // slices of a vector, K / P
+  int64_t tps;        // tiles a vector: S / TS
+  int64_t ntiles;     // m * tps
+  int epilogue;
+  int vec;            // 16-byte copies (the input aligned); else 4-byte ones
+  float alpha, beta;
+  int beta_zero;
+};
+
+template <int P, int Q, int TS, int TKC, int ST, int MINB>
+__global__ void __launch_bounds__(kb_gemm_shape<P, Q, TS, TKC, ST>::NT, MINB)
+kb_gemm_kernel(const kb_gemm_args a)
+{
+  typedef kb_gemm_shape<P, Q, TS, TKC, ST> S;
+  extern __shared__ float4 kb_gemm_smem[];
+  float *const Bs = (float *)kb_gemm_smem;
+  float *const As = Bs + P * Q;
+  const int tid = threadIdx.x;
+  const int ts = tid % (TS / 8), tq = tid / (TS / 8);
+  const int64_t mine = a.ntiles > (int64_t)blockIdx.x ? (a.ntiles - 1 - blockIdx.x) / gridDim.x + 1 : 0;
+  const int64_t nchunks = mine * S::NKC;
+  float acc[8][8];
+
+  for (int e = tid; e < P * Q; e += S::NT)
+    Bs[e] = a.F[(e % Q) * a.fs_l + (e / Q) * a.fs_k];
+
+  // chunk g of this block: tile blockIdx.x + (g / NKC) * gridDim.x, its
+  // k-chunk g % NKC, into stage g % ST
+  auto load = [&](int64_t g) {
+    const int64_t t = blockIdx.x + (g / S::NKC) * gridDim.x;
+    const int kc = (int)(g % S::NKC);
+    const int64_t r = t / a.tps, sb = t % a.tps;
+    const float *src = a.in + r * a.in_rs + sb * TS * P + kc * TKC;
+    const unsigned dst = (unsigned)__cvta_generic_to_shared(As + (int)(g % ST) * S::STAGE);
+    if (a.vec) {
+#pragma unroll
+      for (int it = 0; it < TS * TKC / 4 / S::NT; it++) {
+        const int e = tid + it * S::NT, row = e / (TKC / 4), c = e % (TKC / 4);
+        kb_cp_s<16>(dst + (unsigned)(row * S::AS + 4 * c) * 4u, src + (int64_t)row * P + 4 * c, true);
+      }
+    } else {
+      for (int it = 0; it < TS * TKC / S::NT; it++) {
+        const int e = tid + it * S::NT, row = e / TKC, c = e % TKC;
+        kb_cp_s<4>(dst + (unsigned)(row * S::AS + c) * 4u, src + (int64_t)row * P + c, true);
+      }
+    }
+  };
+
+#pragma unroll
+  for (int g = 0; g < ST - 1; g++) {
+    if (g < nchunks)
+      load(g);
+    kb_cp_commit();
+  }
+#pragma unroll
+  for (int i = 0; i < 8; i++)
+#pragma unroll
+    for (int j = 0; j < 8; j++)
+      acc[i][j] = 0.0f;
+
+  for (int64_t g = 0; g < nchunks; g++) {
+    kb_cp_wait<ST - 2>();
+    // also: the stage loaded next was read by every thread in chunk g - 1,
+    // and (g == 0) the factor is staged
+    __syncthreads();
+    if (g + ST - 1 < nchunks)
+      load(g + ST - 1);
+    kb_cp_commit();
+    const float *A = As + (int)(g % ST) * S::STAGE + ts * S::AS;
+    const int kc = (int)(g % S::NKC);
+    const float *B = Bs + kc * TKC * Q + 4 * tq;
+#pragma unroll
+    for (int kk = 0; kk < TKC; kk += 4) {
+      float4 av[8];
+#pragma unroll
+      for (int i = 0; i < 8; i++)
+        av[i] = *(const float4 *)(A + i * (TS / 8) * S::AS + kk);
+#pragma unroll
+      for (int u = 0; u < 4; u++) {
+        const float4 b0 = *(const float4 *)(B + (kk + u) * Q);
+        const float4 b1 = *(const float4 *)(B + (kk + u) * Q + Q / 2);
+#pragma unroll
+        for (int i = 0; i < 8; i++) {
+          const float x = u == 0 ? av[i].x : u == 1 ? av[i].y : u == 2 ? av[i].z : av[i].w;
+          acc[i][0] = fmaf(x, b0.x, acc[i][0]);
+          acc[i][1] = fmaf(x, b0.y, acc[i][1]);
+          acc[i][2] = fmaf(x, b0.z, acc[i][2]);
+          acc[i][3] = fmaf(x, b0.w, acc[i][3]);
+          acc[i][4] = fmaf(x, b1.x, acc[i][4]);
+          acc[i][5] = fmaf(x, b1.y, acc[i][5]);
+          acc[i][6] = fmaf(x, b1.z, acc[i][6]);
+          acc[i][7] = fmaf(x, b1.w, acc[i][7]);
+        }
+      }
+    }
+    if (kc == S::NKC - 1) {
+      const int64_t t = blockIdx.x + (g / S::NKC) * gridDim.x;
+      const int64_t r = t / a.tps, sb = t % a.tps;
+      float *o = a.out + r * a.out_rs + sb * TS + ts;
+#pragma unroll
+      for (int j = 0; j < 8; j++) {
+        const int l = j < 4 ? 4 * tq + j : Q / 2 + 4 * tq + j - 4;
+        float *y = o + (int64_t)l * a.S;
+#pragma unroll
+        for (int i = 0; i < 8; i++) {
+          float *yi = y + i * (TS / 8);
+          const float v = acc[i][j];
+          if (a.epilogue == KB_EPI_NONE)
+            *yi = v;
+          else if (a.epilogue == KB_EPI_AXPBY && !a.beta_zero)
+            *yi = a.alpha * v + a.beta * *yi;
+          else
+            *yi = a.alpha * v;
+          acc[i][j] = 0.0f;
+        }
+      }
+    }
+  }
+  kb_cp_wait<0>();
+}
+
+// ------------------------------------------------------------- host side
+
+// One instantiation: its parameters (kb_cuda_gemm_info_t), its kernel and
+// its launcher.
+struct kb_gemm_entry {
+  kb_cuda_gemm_info_t info;
+  const void *fn;
+  int (*launch)(const kb_gemm_args &a, unsigned grid, void *stream);
+};
+
+template <int P, int Q, int TS, int TKC, int ST, int MINB>
+static int kb_gemm_launch_t(const kb_gemm_args &a, unsigned grid, void *stream)
+{
+  typedef kb_gemm_shape<P, Q, TS, TKC, ST> S;
+  kb_gemm_kernel<P, Q, TS, TKC, ST, MINB><<<grid, S::NT, S::SMEM, (cudaStream_t)stream>>>(a);
+  return (int)cudaGetLastError();
+}
+
+#define KB_GEMM_ENTRY(P, Q, TS, TKC, ST, MINB)                                                      \
+  { { P, Q, TS, TKC, ST, MINB, kb_gemm_shape<P, Q, TS, TKC, ST>::NT, kb_gemm_shape<P, Q, TS, TKC, ST>::SMEM }, \
+    (const void *)kb_gemm_kernel<P, Q, TS, TKC, ST, MINB>, kb_gemm_launch_t<P, Q, TS, TKC, ST, MINB> }
+
+// The instantiations; index i is kernel KB_KERNEL_GEMM_0 - i within a
+// process (tuning files name them by their parameters, kb_cuda_gemm_word).
+static const kb_gemm_entry kb_gemm_table[] = {
+  KB_GEMM_ENTRY(64, 64, 128, 32, 4, 2),
+  KB_GEMM_ENTRY(64, 64, 64, 32, 4, 3),
+  KB_GEMM_ENTRY(128, 128, 128, 32, 3, 1),
+  KB_GEMM_ENTRY(128, 128, 64, 32, 4, 2),
+};
+static const int kb_gemm_n = (int)(sizeof kb_gemm_table / sizeof kb_gemm_table[0]);
+
+// Per device: whether an instantiation's shared-memory limit was raised
+// and its occupancy read.
+static struct {
+  bool known[sizeof kb_gemm_table / sizeof kb_gemm_table[0]];
+  int occ[sizeof kb_gemm_table / sizeof kb_gemm_table[0]];
+} kb_gemm_dev[KB_CUDA_MAXDEV];
+static std::mutex kb_gemm_lock;
+
+extern "C" const kb_cuda_gemm_info_t *kb_cuda_gemm_info(int index)
+{
+  return index >= 0 && index < kb_gemm_n ? &kb_gemm_table[index].info : nullptr;
+}
+
+extern "C" int kb_cuda_gemm_count(void) { return kb_gemm_n; }
+
+extern "C" int kb_cuda_gemm_find(int type, int64_t p, int64_t q, int64_t K, int index)
+{
+  if (type != 0 || index < 0 || index >= kb_gemm_n || p <= 0 || K % p != 0)
+    return -1;
+  const kb_cuda_gemm_info_t *g = &kb_gemm_table[index].info;
+  return g->P == p && g->Q == q && (K / p) % g->TS == 0 ? 0 : -1;
+}
+
+// Blocks per SM of instantiation i on the current device, its shared-memory
+// limit raised on the way (once per device); 0 on error.
+static int kb_gemm_occupancy(int i)
+{
+  int dev = 0, occ = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= KB_CUDA_MAXDEV) {
+    (void)cudaGetLastError();
+    return 0;
+  }
+  std::lock_guard<std::mutex> lock(kb_gemm_lock);
+  if (!kb_gemm_dev[dev].known[i]) {
+    const kb_gemm_entry *e = &kb_gemm_table[i];
+    if (cudaFuncSetAttribute(e->fn, cudaFuncAttributeMaxDynamicSharedMemorySize, e->info.smem) != cudaSuccess ||
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, e->fn, e->info.threads, (size_t)e->info.smem) !=
+            cudaSuccess) {
+      (void)cudaGetLastError();
+      return 0;
+    }
+    kb_gemm_dev[dev].occ[i] = occ;
+    kb_gemm_dev[dev].known[i] = true;
+  }
+  return kb_gemm_dev[dev].occ[i];
+}
+
+static bool kb_gemm_aligned(const void *p) { return ((uintptr_t)p & 15u) == 0; }
+
+extern "C" int kb_cuda_gemm_launch(const kb_cuda_step_t *st, void *stream)
+{
+  const int i = KB_KERNEL_GEMM_0 - st->kernel;
+  int dev, nsm, smem_max, occ;
+  int64_t b;
+  if (i < 0 || i >= kb_gemm_n || st->nf != 1 || st->in_is != 1 || st->out_is != 1 || st->dev_scalars ||
+      kb_cuda_gemm_find(st->type, st->p[0], st->q[0], st->K, i) != 0)
+    return (int)cudaErrorInvalidValue;   // the planner never sends such a step here
+  if (kb_cuda_dev_props(&dev, &nsm, &smem_max) != 0 || (occ = kb_gemm_occupancy(i)) <= 0)
+    return (int)cudaErrorInvalidConfiguration;
+  const kb_cuda_gemm_info_t *g = &kb_gemm_table[i].info;
+  kb_gemm_args a;
+  a.fs_l = st->fs_l[0];
+  a.fs_k = st->fs_k[0];
+  a.in_rs = st->in_rs;
+  a.out_rs = st->out_rs;
+  a.S = st->K / g->P;
+  a.tps = a.S / g->TS;
+  a.ntiles = st->m * a.tps;
+  a.epilogue = st->epilogue;
+  a.alpha = st->alpha != nullptr ? *(const float *)st->alpha : 1.0f;
+  a.beta_zero = st->beta_zero || st->beta == nullptr;
+  a.beta = a.beta_zero ? 0.0f : *(const float *)st->beta;
+  const int64_t cap = (int64_t)occ * nsm;
+  const unsigned grid = (unsigned)(a.ntiles < cap ? a.ntiles : cap);
+  if (grid == 0)
+    return (int)cudaSuccess;
+  for (b = 0; b < st->batch; b++) {
+    a.F = (const float *)st->F[0] + b * st->f_bs[0];
+    a.in = (const float *)st->in + b * st->in_bs;
+    a.out = (float *)st->out + b * st->out_bs;
+    a.vec = kb_gemm_aligned(a.in) && (st->m == 1 || a.in_rs % 4 == 0);
+    const int err = kb_gemm_table[i].launch(a, grid, stream);
+    if (err != (int)cudaSuccess)
+      return err;
+  }
+  return (int)cudaSuccess;
+}

@@ -1,0 +1,108 @@
+/* t-cuda-gemm.c - the slice-GEMM kernel (kernels/cuda/gemm.cu: one float
+ * 64x64 or 128x128 factor as a register-tiled GEMM per vector over a
+ * resident grid) against the CPU backend: each instantiation forced
+ * through wisdom files ("gemm:..." words) as the first step (reading X),
+ * a middle one and the last (writing Y with alpha and beta, beta = 0 over
+ * a NaN Y), X's rows aligned to 16 bytes or not (its 4-byte copies), both
+ * factor layouts, strided batches with per-entry factors, more tiles than
+ * resident blocks; the words that cannot be one are refused on import;
+ * the tuner times the kernel.  SKIPs without a CUDA device. */
+#include "t-cuda-util.c"
+#include "t-cuda-force.c"
+
+#define W64A "gemm:p64:q64:ts128:tk32:st4:mb2"
+#define W64B "gemm:p64:q64:ts64:tk32:st4:mb3"
+#define W128A "gemm:p128:q128:ts128:tk32:st3:mb1"
+#define W128B "gemm:p128:q128:ts64:tk32:st4:mb2"
+
+/* Shapes whose 64x64 (128x128) factors see S = K/P a multiple of 128:
+ * the first step S = 2*64 (3*128), the last after a 2x4 (3x2) factor. */
+static const int64_t pA[] = { 64, 2, 64 }, qA[] = { 64, 4, 64 };
+static const int64_t pB[] = { 3, 128, 128 }, qB[] = { 2, 128, 128 };
+static const int64_t pC[] = { 128, 3, 128 }, qC[] = { 128, 2, 128 };
+
+static void forced(void)
+{
+  static const struct {
+    const int64_t *p, *q;
+    const char *plan;
+    int64_t maxm;
+  } sh[] = {
+    { pA, qA, "2:1:" W64A " 1:1:generic 0:1:" W64A, 9 },
+    { pA, qA, "2:1:" W64B " 1:1:generic 0:1:" W64B, 9 },
+    { pA, qA, "2:1:" W64A " 1:1:generic 0:1:" W64B, 40 },
+    { pB, qB, "2:1:" W128A " 1:1:" W128A " 0:1:generic", 3 },
+    { pB, qB, "2:1:" W128B " 1:1:" W128B " 0:1:generic", 3 },
+    { pC, qC, "2:1:" W128A " 1:1:generic 0:1:" W128B, 5 },
+  };
+  size_t s;
+  int rep;
+  for (s = 0; s < sizeof sh / sizeof sh[0]; s++)
+    for (rep = 0; rep < 4; rep++) {
+      tc_case_t c;
+      /* LEFT with X not transposed: X and Y contiguous along K/L */
+      tc_case_init(&c, KRONBLAS_R_32F, KRONBLAS_SIDE_LEFT, KRONBLAS_OP_N, (int)tc_range(0, 1),
+                   tc_range(1, sh[s].maxm), 3, sh[s].p, sh[s].q);
+      if (rep == 0) {
+        c.ldx = tc_K(&c);   /* rows aligned: 16-byte copies */
+        tc_beta_zero(&c);
+      } else if (rep == 1) {
+        c.ldx = tc_K(&c) + 1;   /* rows off 16 bytes: 4-byte copies */
+        c.m = 2 + c.m % 4;
+      } else if (rep == 2) {
+        c.variant = TC_SB;   /* strided batches, factors per entry or shared */
+        tc_case_batch(&c, 3);
+      } else {
+        c.variant = (int)tc_range(0, 3);
+      }
+      ts_forced(&c, sh[s].plan);
+    }
+}
+
+static void bad_words(void)
+{
+  static const ts_bad_t bad[] = {
+    { "t1 xk1 yl1 dp0 pol0 m3 64x64,2x4,64x64", "2:1:" W64A " 1:1:generic 0:1:generic", "double" },
+    { "t2 xk1 yl1 dp0 pol0 m3 64x64,2x4,64x64", "2:1:" W64A " 1:1:generic 0:1:generic", "complex" },
+    { "t0 xk0 yl1 dp0 pol0 m3 64x64,2x4,64x64", "2:1:" W64A " 1:1:generic 0:1:generic", "X along m" },
+    { "t0 xk1 yl0 dp0 pol0 m3 64x64,2x4,64x64", "2:1:generic 1:1:generic 0:1:" W64A, "Y along m" },
+    { "t0 xk1 yl1 dp1 pol0 m3 64x64,2x4,64x64", "2:1:" W64A " 1:1:generic 0:1:generic", "device pointer mode" },
+    { "t0 xk1 yl1 dp0 pol2 m3 64x64,2x4,64x64", "2:1:" W64A " 1:1:generic 0:1:generic", "GENERIC policy" },
+    { "t0 xk1 yl1 dp0 pol3 m3 64x64,2x4,64x64", "2:1:" W64A " 1:1:generic 0:1:generic", "CUBLAS policy" },
+    { "t0 xk1 yl1 dp0 pol0 m3 64x64,2x4,64x64", "2:1:" W128A " 1:1:generic 0:1:generic", "a 128 word on 64x64" },
+    { "t0 xk1 yl1 dp0 pol0 m3 64x64,64x64", "1:1:" W64A " 0:1:generic", "64 slices, tiles of 128" },
+    { "t0 xk1 yl1 dp0 pol0 m3 64x64,64x64,64x64", "2:2:" W64A " 0:1:generic", "two factors in one step" },
+    { "t0 xk1 yl1 dp0 pol0 m3 64x64,2x4,64x64", "2:1:gemm:p64:q64:ts128:tk32:st9:mb2 1:1:generic 0:1:generic",
+      "no such instantiation" },
+  };
+  ts_refused(bad, sizeof bad / sizeof bad[0]);
+  tap_ok(ts_import("t0 xk1 yl1 dp0 pol1 m3 64x64,2x4,64x64", "2:1:" W64A " 1:1:generic 0:1:" W64B),
+         "import takes it under NO_FUSION");
+  kronblasForgetWisdom(tc_gpu);
+}
+
+/* The tuner times the instantiations that fit (its log lines), and what
+ * it keeps is right (tc_run's checks). */
+static void tuned(void)
+{
+  tc_case_t c;
+  char *b;
+  tc_case_init(&c, KRONBLAS_R_32F, KRONBLAS_SIDE_LEFT, KRONBLAS_OP_N, KRONBLAS_OP_N, 4, 3, pA, qA);
+  c.tune = 1;
+  b = ts_run_log(&c);
+  tap_ok(b != NULL && strstr(b, " gemm -16 ") != NULL && strstr(b, " gemm -17 ") != NULL &&
+             strstr(b, W64A) != NULL,
+         "the tuner times both 64x64 instantiations (4_64x64,2x4,64x64 float)");
+  free(b);
+  kronblasForgetWisdom(tc_gpu);
+}
+
+int main(void)
+{
+  ts_setup("t-cuda-gemm");
+  forced();
+  bad_words();
+  tuned();
+  ts_teardown();
+  return tap_done();
+}
