@@ -104,9 +104,11 @@ typedef struct {
    * rule (kb_cpu_d0_mem_eff) */
   size_t d0_mem_bytes;
   double d0_mem_eff;
+  /* double: d0_l2_as_l1_maxp's bound where nonzero (kb_cpu_d0_l2_as_l1) */
+  int d0_l2_as_l1_maxp_d;
 } kb_cpu_rates_t;
 /* Intel Ice Lake (issue 4's machine, sessions 1-11) and any CPU not below */
-static const kb_cpu_rates_t kb_cpu_rates_default = { "default", 0, 0, 0, 0, 0 };
+static const kb_cpu_rates_t kb_cpu_rates_default = { "default", 0, 0, 0, 0, 0, 0 };
 /* AMD Zen 5 (family 26): its L3 takes L2's victims, and a row buffer
  * written beyond L2 comes back at L3 bandwidth.  Measured, double
  * 16_8x8^6, one thread, per row (TSC cycles; a model unit is ~1/3 of one
@@ -127,7 +129,22 @@ static const kb_cpu_rates_t kb_cpu_rates_default = { "default", 0, 0, 0, 0, 0 };
  * 2-0 (30.1-31.2 against 30.9-31.2) and 1024_8x8^5 4-0 (20.2-25.7 against
  * 22.2-28.0, noisy) no slower. */
 /* (d0_l2_as_l1_maxp: every p) */
-static const kb_cpu_rates_t kb_cpu_rates_zen5 = { "zen5", 1, 1 << 20, 0, 0, 0 };
+static const kb_cpu_rates_t kb_cpu_rates_zen5 = { "zen5", 1, 1 << 20, 0, 0, 0, 0 };
+/* AMD Zen 4 (family 25, an EPYC guest seen since session 32: 32 KiB L1d,
+ * 1 MiB L2, 32 MiB L3 a core complex, AVX-512 in 256-bit halves): Zen 5's
+ * rates, found by CPUID as "default" (Ice Lake's) until session 33, except
+ * digit0's later factors at the L1 rate for double only up to p = 32.
+ * Measured there, two threads, three interleaved pairs each of
+ * --rounds 3, ms, Ice Lake's rates against Zen 5's: float 1024_16x16^4
+ * 58.3/46.9, 57.6/47.3, 54.9/47.8 (3-2,1-0 -> 3-0 in place); double
+ * 1024_8x8^5 43.1/30.7, 37.2/29.7, 38.7/31.6 (banded -> 4-0 in place);
+ * double 16_8x8^6 6.21/5.24, 6.14/4.57, 6.26/4.64 (banded -> 5-1,0-0 in
+ * place); float 256_128x128^2 10.6/10.2, 10.9/10.7, 10.9/10.6 (1-1,0-0 ->
+ * 1-0); double 1024_32x32^3 64.0/63.0, 64.3/63.4, 62.8/62.3; but double
+ * 1024_64x64^2 10.9/11.2, 10.8/10.9, 11.1/11.9 and 256_128x128^2
+ * 21.1/21.7, 21.4/21.9, 21.2/21.8 (1-1,0-0 -> 1-0): those keep two
+ * groups. */
+static const kb_cpu_rates_t kb_cpu_rates_zen4 = { "zen4", 1, 1 << 20, 0, 0, 0, 32 };
 /* Intel Emerald Rapids (family 6 model 207; session 16: a KVM guest of 2
  * vCPUs, 2 MiB L2, told of the socket's whole 260 MiB L3, which it shares
  * with other tenants).  One core reads a buffer at L3 speed up to 40-48
@@ -186,7 +203,7 @@ static const kb_cpu_rates_t kb_cpu_rates_zen5 = { "zen5", 1, 1 << 20, 0, 0, 0 };
  * 14.97 -> 14.80 (7 of 10; digit0 alone then 0-0 in place -> 1-1,0-0),
  * 1024_128x128^2 59.9 -> 58.9 (9 of 10); no other issue-4 shape, float or
  * double, moves (16_64x64^3 keeps 2-1,0-0). */
-static const kb_cpu_rates_t kb_cpu_rates_emr = { "emr", 0, 16, (size_t)12 << 20, (size_t)48 << 20, 0.78 };
+static const kb_cpu_rates_t kb_cpu_rates_emr = { "emr", 0, 16, (size_t)12 << 20, (size_t)48 << 20, 0.78, 0 };
 static const kb_cpu_rates_t *kb_cpu_rates = &kb_cpu_rates_default;
 static const kb_cpu_rates_t *kb_cpu_rates_detected = &kb_cpu_rates_default;
 
@@ -211,6 +228,8 @@ static void kb_cpu_rates_pick(void)
       fam += (a >> 20) & 0xff;
     if (fam >= 0x1a)
       kb_cpu_rates_detected = &kb_cpu_rates_zen5;
+    else if (fam == 0x19)
+      kb_cpu_rates_detected = &kb_cpu_rates_zen4;
   } else if (__get_cpuid(0, &a, &b, &c, &d) && b == 0x756e6547u && d == 0x49656e69u && c == 0x6c65746eu &&
              __get_cpuid(1, &a, &b, &c, &d)) {
     /* "GenuineIntel"; family 6, the model is base + extended << 4 */
@@ -427,6 +446,8 @@ const char *kb_cpu_test_rates(const char *name)
     kb_cpu_rates = kb_cpu_rates_detected;
   else if (!strcmp(name, kb_cpu_rates_zen5.name))
     kb_cpu_rates = &kb_cpu_rates_zen5;
+  else if (!strcmp(name, kb_cpu_rates_zen4.name))
+    kb_cpu_rates = &kb_cpu_rates_zen4;
   else if (!strcmp(name, kb_cpu_rates_emr.name))
     kb_cpu_rates = &kb_cpu_rates_emr;
   else if (!strcmp(name, kb_cpu_rates_default.name))
@@ -622,6 +643,15 @@ static double kb_cpu_d0_mem_eff(const kb_cpu_model_t *M, int64_t pq)
   return 1.0;
 }
 
+/* The largest p whose digit0 later factors over chunks in L2 run at the
+ * L1 rate where X is not read from DRAM (kb_cpu_rates_t.d0_l2_as_l1_maxp,
+ * .d0_l2_as_l1_maxp_d). */
+static int kb_cpu_d0_l2_as_l1(const kb_cpu_model_t *M)
+{
+  const kb_cpu_rates_t *rt = kb_cpu_rates;
+  return M->esz == 8 && rt->d0_l2_as_l1_maxp_d > 0 ? rt->d0_l2_as_l1_maxp_d : rt->d0_l2_as_l1_maxp;
+}
+
 /* Cost per row of the group hi..lo reading vectors of Kin elements; fills g
  * with its best lane count.  1e300 when no lane count gives a tile that
  * fits (a single factor may use up to 64 MiB: large factors must run). */
@@ -664,7 +694,7 @@ static double kb_cpu_group_cost(const kb_cpu_model_t *M, int hi, int lo, int64_t
       ln = ln / pb->p[i] * pb->q[i];
       if (i == hi)
         best += fl / vl / KB_EFF_D0 / kb_cpu_d0_mem_eff(M, pb->p[i] * pb->q[i]);
-      else if (loc > M->l1 && (M->x_dram || pb->p[i] <= kb_cpu_rates->d0_l2_as_l1_maxp))
+      else if (loc > M->l1 && (M->x_dram || pb->p[i] <= kb_cpu_d0_l2_as_l1(M)))
         /* chunks in L2 of a row of X from DRAM: the later factors run at
          * the L1 rate, without KB_EFF_D0_LATER (long chunks stream in
          * whole, their lanes are long contiguous runs).  At the L2 rate

@@ -280,7 +280,8 @@ double kb_cpu_test_small_work(void);
  * machine); any 0: this machine's again. */
 void kb_cpu_test_caches(size_t l1, size_t l2, size_t llc);
 /* The model's per-CPU rates from now on (plans of another machine):
- * "default" (Ice Lake's), "zen5" (AMD Zen 5), NULL this CPU's; returns
+ * "default" (Ice Lake's), "zen5" (AMD Zen 5), "zen4" (AMD Zen 4), "emr"
+ * (Intel Emerald Rapids), NULL this CPU's; returns
  * the name of those in force. */
 const char *kb_cpu_test_rates(const char *name);
 

@@ -683,7 +683,7 @@ int main(void)
   if (kb_cpu_test_force_isa(KB_TEST_ISA) != 0)
     tap_skip_all("this CPU or build has no %s kernels", KB_TEST_ISA);
   kb_rng_seed(&r, seed);
-  tap_plan(1 + 4 * 5 + 2 + 2 + 2 + 2 + 2 + 2 + 2 + 2 + 2 + 2 + 2 + 1 + 1 + 1 + 1 + 1 + 1 + 4 + 1 + 1);
+  tap_plan(1 + 4 * 5 + 2 + 2 + 2 + 2 + 2 + 2 + 2 + 2 + 2 + 2 + 2 + 1 + 1 + 1 + 1 + 1 + 1 + 4 + 1 + 1 + 1);
   tap_ok(kronblasCreateWithBackend(&h, KRONBLAS_BACKEND_CPU) == KRONBLAS_STATUS_SUCCESS, "CPU handle");
 
   t0 = kb_t_now();
@@ -1958,6 +1958,30 @@ int main(void)
       { KRONBLAS_R_64F, 256, 2, 128, 2, "default", "1-1,0-0", 1, 0, 0, -1, -1, -1, 0, 0, 0 },
     };
     kb_t_rate_plans("Emerald Rapids'", (size_t)48 << 10, (size_t)2048 << 10, (size_t)260 << 20, cases,
+                    sizeof cases / sizeof cases[0]);
+  }
+  /* 6d. the model's plans on AMD Zen 4 (32 KiB L1, 1 MiB L2, 32 MiB L3 a
+   * core complex; issue 4's EPYC guest since session 32) with its rates
+   * (kb_cpu_rates_zen4: Zen 5's, but digit0's later factors at the L1
+   * rate for double only up to p = 32): double 16_8x8^6 takes digits in
+   * place, 5-1 then 0-0 (about 0.77x the banded plan Ice Lake's rates
+   * give: 4.57-5.24 ms against 6.14-6.26, two threads, interleaved),
+   * double 1024_8x8^5 one group in place (0.78x), float 1024_16x16^4 one
+   * group in place (0.83x), float 256_128x128^2 one group 1-0 (0.97x);
+   * double 1024_64x64^2 and 256_128x128^2 keep two groups (one group
+   * 1.02-1.03x slower there). */
+  {
+    static const kb_t_rate_case_t cases[] = {
+      { KRONBLAS_R_64F, 16, 6, 8, 2, "zen4", "5-1,0-0", 1, 0, 0, 0, 0, -1, 0, 0, 0 },
+      { KRONBLAS_R_64F, 16, 6, 8, 2, "default", "5-0", 0, 1, 0, -1, -1, -1, 0, 0, 0 },
+      { KRONBLAS_R_64F, 1024, 5, 8, 2, "zen4", "4-0", 1, 0, 0, -1, -1, -1, 0, 0, 0 },
+      { KRONBLAS_R_32F, 1024, 4, 16, 2, "zen4", "3-0", 1, 0, 0, -1, -1, -1, 0, 0, 0 },
+      { KRONBLAS_R_32F, 256, 2, 128, 2, "zen4", "1-0", 1, 0, 0, -1, -1, -1, 0, 0, 0 },
+      { KRONBLAS_R_64F, 1024, 2, 64, 2, "zen4", "1-1,0-0", 1, 0, 0, -1, -1, -1, 0, 0, 0 },
+      { KRONBLAS_R_64F, 1024, 2, 64, 2, "zen5", "1-0", 1, 0, 0, -1, -1, -1, 0, 0, 0 },
+      { KRONBLAS_R_64F, 256, 2, 128, 2, "zen4", "1-1,0-0", 1, 0, 0, -1, -1, -1, 0, 0, 0 },
+    };
+    kb_t_rate_plans("AMD Zen 4's", (size_t)32 << 10, (size_t)1024 << 10, (size_t)32 << 20, cases,
                     sizeof cases / sizeof cases[0]);
   }
   /* 7. banded plans as specs and wisdom entries (" bd1"): the model's
