@@ -130,8 +130,9 @@ static const kb_cpu_rates_t kb_cpu_rates_default = { "default", 0, 0, 0, 0, 0, 0
  * 22.2-28.0, noisy) no slower. */
 /* (d0_l2_as_l1_maxp: every p) */
 static const kb_cpu_rates_t kb_cpu_rates_zen5 = { "zen5", 1, 1 << 20, 0, 0, 0, 0 };
-/* AMD Zen 4 (family 25, an EPYC guest seen since session 32: 32 KiB L1d,
- * 1 MiB L2, 32 MiB L3 a core complex, AVX-512 in 256-bit halves): Zen 5's
+/* AMD Zen 4 (family 25, which Zen 3 shares; an EPYC guest seen since
+ * session 32, model 17: 32 KiB L1d, 1 MiB L2, 32 MiB L3 a core complex,
+ * AVX-512 in 256-bit halves; its L3 takes L2's victims too): Zen 5's
  * rates, found by CPUID as "default" (Ice Lake's) until session 33, except
  * digit0's later factors at the L1 rate for double only up to p = 32.
  * Measured there, two threads, three interleaved pairs each of

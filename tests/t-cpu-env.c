@@ -100,7 +100,8 @@ int main(void)
     tap_ok(llc > 0 && llc <= sys_l3, "the planner's LLC (%lu KiB, from the log) within CPU 0's L3 (%lu KiB)", llc,
            sys_l3);
   /* the model's per-CPU rates (lib/cpu_plan.c, from CPUID): AMD Zen 5's
-   * (family 26) on AMD family 26 and later, Emerald Rapids' on Intel
+   * (family 26) on AMD family 26 and later, Zen 4's on AMD family 25
+   * (Zen 3 and 4), Emerald Rapids' on Intel
    * family 6 model 207, the default (Ice Lake's) elsewhere; read here
    * from /proc/cpuinfo, a path of its own */
   f = fopen("/proc/cpuinfo", "r");
@@ -121,7 +122,10 @@ int main(void)
   if (family < 0)
     tap_skip("no cpu family in /proc/cpuinfo (the log says model rates \"%s\")", rates);
   else
-    tap_ok(!strcmp(rates, amd && family >= 26 ? "zen5" : intel && family == 6 && model == 207 ? "emr" : "default"),
+    tap_ok(!strcmp(rates, amd && family >= 26   ? "zen5"
+                          : amd && family == 25 ? "zen4"
+                          : intel && family == 6 && model == 207 ? "emr"
+                                                                 : "default"),
            "the model's rates (\"%s\", from the log) are this CPU's (%s family %d model %d)", rates,
            amd ? "AMD" : intel ? "Intel" : "neither AMD nor Intel", family, model);
   kronblasDestroy(h);
