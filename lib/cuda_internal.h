@@ -132,7 +132,7 @@ const char *kb_cuda_kernel_word(int kernel, char *buf, int size);
  * instantiation index may apply factor i of pb at input length K (float,
  * host scalars, X along K where it reads X, Y along L where it writes Y);
  * its word in tuning files (returns the length, -1 if size is too small);
- * the kernel a word names (KB_KERNEL_GEMM_0 - index), 0 if none. */
+ * the instantiation a word names, -1 if none. */
 int kb_cuda_gemm_usable(const kb_problem_t *pb, int64_t i, int64_t K, int index);
 int kb_cuda_gemm_word(int index, char *buf, int size);
 int kb_cuda_gemm_parse(const char *word);

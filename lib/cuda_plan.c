@@ -379,8 +379,8 @@ int kb_cuda_gemm_parse(const char *word)
   char w[96];
   for (i = 0; i < n; i++)
     if (kb_cuda_gemm_word(i, w, (int)sizeof w) > 0 && strcmp(w, word) == 0)
-      return KB_KERNEL_GEMM_0 - i;
-  return 0;
+      return i;
+  return -1;
 }
 
 /* The whole-vector kernel (kernels/cuda/small.cu) at factors i, i-1, ...,

@@ -753,11 +753,11 @@ kronblasStatus_t kb_cuda_wisdom_add(struct kronblasContext *h, const char *keys,
     } else if (strncmp(word, "gemm:", 5) == 0) {
       /* gemm:..., one float factor on the slice-GEMM kernel: X along K,
        * Y along L, host scalars (kb_cuda_gemm_usable). */
-      kern = kb_cuda_gemm_parse(word);
-      pb.m = mv;
-      if (kern == 0 || nf != 1 || !real ||
+      const int gi = kb_cuda_gemm_parse(word);
+      kern = KB_KERNEL_GEMM_0 - gi;
+      if (gi < 0 || nf != 1 || !real ||
           (k.policy != KRONBLAS_KERNELS_ALL && k.policy != KRONBLAS_KERNELS_NO_FUSION) ||
-          !kb_cuda_gemm_usable(&pb, ih, Kv, KB_KERNEL_GEMM_0 - kern))
+          !kb_cuda_gemm_usable(&pb, ih, Kv, gi))
         goto bad;
     } else if (strcmp(word, "cublas") == 0) {
       kern = KB_KERNEL_CUBLAS;

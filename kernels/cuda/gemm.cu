@@ -252,8 +252,6 @@ static int kb_gemm_occupancy(int i)
   return kb_gemm_dev[dev].occ[i];
 }
 
-static bool kb_gemm_aligned(const void *p) { return ((uintptr_t)p & 15u) == 0; }
-
 extern "C" int kb_cuda_gemm_launch(const kb_cuda_step_t *st, void *stream)
 {
   const int i = KB_KERNEL_GEMM_0 - st->kernel;
@@ -285,7 +283,7 @@ extern "C" int kb_cuda_gemm_launch(const kb_cuda_step_t *st, void *stream)
     a.F = (const float *)st->F[0] + b * st->f_bs[0];
     a.in = (const float *)st->in + b * st->in_bs;
     a.out = (float *)st->out + b * st->out_bs;
-    a.vec = kb_gemm_aligned(a.in) && (st->m == 1 || a.in_rs % 4 == 0);
+    a.vec = kb_aligned(a.in, 16) && (st->m == 1 || a.in_rs % 4 == 0);
     const int err = kb_gemm_table[i].launch(a, grid, stream);
     if (err != (int)cudaSuccess)
       return err;

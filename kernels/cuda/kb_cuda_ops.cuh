@@ -94,6 +94,10 @@ __device__ __forceinline__ kb_epi_vals<T> kb_epi_start(const kb_scalars<T> &s)
 }
 
 #ifndef __CUDACC_RTC__
+// Whether p is aligned to bytes (a power of two): the launchers' choice of
+// vector accesses (fast kernel, slice-GEMM kernel).
+static inline bool kb_aligned(const void *p, int bytes) { return ((uintptr_t)p & (uintptr_t)(bytes - 1)) == 0; }
+
 // The scalars of a launch from a step's fields (host side of every
 // launcher: fast, generic, whole-vector, scale).
 template <typename T>

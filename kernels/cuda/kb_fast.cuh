@@ -547,8 +547,6 @@ struct kb_fast_entry {
   int (*attr)(int *blocks_per_sm);
 };
 
-static inline bool kb_aligned(const void *p, int bytes) { return ((uintptr_t)p & (uintptr_t)(bytes - 1)) == 0; }
-
 // The fast kernel's arguments for a step of F factors with vector accesses
 // of V elements: shared by the precompiled launchers and the JIT launcher
 // (steps.cu), whose kernels take the same struct.
