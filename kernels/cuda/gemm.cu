@@ -21,7 +21,11 @@
 // holds it.  Not kept: more warps an SM with fewer registers (three or four
 // 128-thread blocks, 256-thread blocks of 256 slices: 1.10-1.14 ms), the
 // next k-steps' slices loaded a group ahead by hand (0.952), k-chunks of
-// 64 (0.957), 128x128 in two blocks of 64 columns (0.126-0.134).
+// 64 (0.957), 128x128 in two blocks of 64 columns (0.126-0.134); session
+// 34: slices stored k-major (1.075), warp tiles of 8 x 4 threads (0.962),
+// 16-byte stores of four consecutive slices (0.961; 128x128 0.1237, still
+// behind cuBLAS).  Its stalls sit in the FFMAs' operands (short
+// scoreboard, dispatch), which two warps a scheduler do not cover.
 //
 // Shared layout: the factor as B[k][l] (l fastest); then ST stages of one
 // k-chunk of a tile, slice s's TKC elements at s * (TKC + 4): the padding
