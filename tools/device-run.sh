@@ -19,7 +19,8 @@
 #
 # Logs go to $OUT (or /tmp/kb-out): configure.log, make.log, check.log,
 # test-logs.tar.gz, sanitizer.log, STEP.csv and STEP.txt of the bench
-# steps, tune.log (bench-tuned), gpu.txt.  The last
+# steps, tune.log (bench-tuned), gpu.txt.  KB_BENCH_ARGS (e.g. "--calls
+# 20") is added to the bench steps' command lines.  The last
 # lines printed are a short summary table.
 set -u
 if [ $# -lt 1 ]; then
@@ -95,10 +96,10 @@ for step in "$@"; do
     t0=$(date +%s)
     if [ "$step" = bench-tuned ]; then
       KRONBLAS_TUNE=1 KRONBLAS_LOG_LEVEL=info KRONBLAS_LOG_FILE="$out/tune.log" \
-        ./tools/kronblas-bench --shapes standard --type $types --backend cuda $extra \
+        ./tools/kronblas-bench --shapes standard --type $types --backend cuda $extra ${KB_BENCH_ARGS:-} \
         --csv "$out/$tag.csv" > "$out/$tag.txt" 2>&1
     else
-      KRONBLAS_TUNE=0 ./tools/kronblas-bench --shapes standard --type $types --backend cuda $extra \
+      KRONBLAS_TUNE=0 ./tools/kronblas-bench --shapes standard --type $types --backend cuda $extra ${KB_BENCH_ARGS:-} \
         --csv "$out/$tag.csv" > "$out/$tag.txt" 2>&1
     fi
     rc=$?

@@ -137,6 +137,7 @@ void kb_bench_result_init(kb_bench_result_t *r);
 /* Options every mode needs. */
 typedef struct {
   int warmup, reps, threads, verify, baselines;
+  int calls;                   /* GPU: calls between one pair of events (a rep's time is their mean) */
   double max_mem;              /* bytes; 0: the mode's default */
   uint64_t seed;
 } kb_bench_opts_t;

@@ -217,7 +217,10 @@ def main(argv):
             if side == "left" and trans == "NN" and r.get("backend") == want}
     rep = Report()
     (issue3 if issue == 3 else issue4)(rows, rep)
-    print("issue %d (%s backend, %d rows of %s)" % (issue, want, len(rows), ", ".join(paths)))
+    calls = sorted({r.get("calls") or "1" for r in rows.values()}, key=lambda c: int(c) if c.isdigit() else 0)
+    timing = ("one call a timed rep" if calls == ["1"] else
+              "a timed rep = the mean of %s back-to-back calls (kronblas-bench --calls)" % "/".join(calls))
+    print("issue %d (%s backend, %d rows of %s; %s)" % (issue, want, len(rows), ", ".join(paths), timing))
     print("\n".join(rep.lines))
     return 0 if rep.ok else 1
 

@@ -73,6 +73,11 @@ static void kb_bench_usage(FILE *f)
 "  --backend B         cpu, cuda or auto (kronblasCreate's choice; default)\n"
 "  --warmup N          untimed calls first (default 2)\n"
 "  --reps N            timed calls; the median is reported (default 10)\n"
+"  --calls N           GPU rows: each timed rep is N back-to-back calls between\n"
+"                      one pair of events, its time their mean; kronblas and\n"
+"                      both baselines alike (default 1: one call on an idle\n"
+"                      stream, its host and launch cost included; the FastKron\n"
+"                      paper reports the mean of 100 back-to-back runs)\n"
 "  --threads N         CPU threads for kronblas (kronblasSetNumThreads) and the\n"
 "                      CPU baselines (default: OpenMP's count)\n"
 "  --verify            check kronblas' result: the oracle (explicit Kronecker\n"
@@ -124,8 +129,9 @@ static void kb_bench_usage(FILE *f)
 "\n"
 "CSV columns: shape,m,factors,type,side,trans,backend,threads,ms,gflops,\n"
 "floor_pct,gemm_pct,baseline_shuffle_ms,baseline_gemm_ms,speedup_shuffle,speedup_gemm,\n"
-"verify,copy_pct (empty where not measured; verify is PASS, FAIL or -; copy_pct =\n"
-"100 * (bytes of X + Y) / s / copy bandwidth).  tools/kb_targets.py reads such\n"
+"verify,copy_pct,calls (empty where not measured; verify is PASS, FAIL or -;\n"
+"copy_pct = 100 * (bytes of X + Y) / s / copy bandwidth; calls = --calls on GPU\n"
+"rows, 1 on CPU rows).  tools/kb_targets.py reads such\n"
 "files and says which of issues 3 and 4's targets a run meets.\n"
 "\n"
 "Exit status: 0 if every row ran (or was skipped for memory) and checked out,\n"
@@ -205,7 +211,7 @@ static long kb_bench_parse_count(const char *s, const char *what, long lo)
 static void kb_bench_parse_cli(int argc, char **argv, kb_bench_cli_t *c)
 {
   enum { O_SHAPES = 256, O_SIDE, O_TRANS, O_TYPE, O_BACKEND, O_WARMUP, O_REPS, O_THREADS, O_CSV,
-         O_VERIFY, O_NO_VERIFY, O_BASELINES, O_NO_BASELINES, O_SEED, O_MAXMEM, O_NO_CEILINGS, O_ROUNDS };
+         O_VERIFY, O_NO_VERIFY, O_BASELINES, O_NO_BASELINES, O_SEED, O_MAXMEM, O_NO_CEILINGS, O_ROUNDS, O_CALLS };
   static const struct option longopts[] = {
     { "shapes", required_argument, NULL, O_SHAPES },
     { "side", required_argument, NULL, O_SIDE },
@@ -214,6 +220,7 @@ static void kb_bench_parse_cli(int argc, char **argv, kb_bench_cli_t *c)
     { "backend", required_argument, NULL, O_BACKEND },
     { "warmup", required_argument, NULL, O_WARMUP },
     { "reps", required_argument, NULL, O_REPS },
+    { "calls", required_argument, NULL, O_CALLS },
     { "threads", required_argument, NULL, O_THREADS },
     { "csv", required_argument, NULL, O_CSV },
     { "verify", no_argument, NULL, O_VERIFY },
@@ -235,6 +242,7 @@ static void kb_bench_parse_cli(int argc, char **argv, kb_bench_cli_t *c)
   c->backend = -1;
   c->o.warmup = 2;
   c->o.reps = 10;
+  c->o.calls = 1;
   c->o.baselines = 1;
   c->ceilings = 1;
   c->rounds = 1;
@@ -296,6 +304,9 @@ static void kb_bench_parse_cli(int argc, char **argv, kb_bench_cli_t *c)
       break;
     case O_REPS:
       c->o.reps = (int)kb_bench_parse_count(optarg, "--reps wants a count >= 1, not '%s'", 1);
+      break;
+    case O_CALLS:
+      c->o.calls = (int)kb_bench_parse_count(optarg, "--calls wants a count >= 1, not '%s'", 1);
       break;
     case O_THREADS:
       c->o.threads = (int)kb_bench_parse_count(optarg, "--threads wants a count >= 1, not '%s'", 1);
@@ -609,6 +620,7 @@ static void kb_bench_csv_row(FILE *f, const kb_bench_cli_t *c, const kb_bench_pr
   kb_bench_csv_num(f, r->gemm_ms / r->ms);
   fprintf(f, ",%s", r->verify);
   kb_bench_csv_num(f, r->copy_pct);
+  fprintf(f, ",%d", strcmp(r->backend, "cuda") == 0 ? c->o.calls : 1);
   fputc('\n', f);
   fflush(f);
 }
@@ -748,7 +760,7 @@ int main(int argc, char **argv)
       return 1;
     }
     fprintf(csv, "shape,m,factors,type,side,trans,backend,threads,ms,gflops,floor_pct,gemm_pct,"
-                 "baseline_shuffle_ms,baseline_gemm_ms,speedup_shuffle,speedup_gemm,verify,copy_pct\n");
+                 "baseline_shuffle_ms,baseline_gemm_ms,speedup_shuffle,speedup_gemm,verify,copy_pct,calls\n");
   }
 
   kronblasGetVersion(NULL, &version);
@@ -757,8 +769,9 @@ int main(int argc, char **argv)
           c.side == KRONBLAS_SIDE_LEFT ? "left" : "right", kb_bench_op_name(c.transX),
           kb_bench_op_name(c.transF), c.o.seed);
   if (gpu)
-    fprintf(table, "# backend cuda on %s%s\n", devdesc,
-            h == NULL ? "; cuda backend not available: baselines only" : "");
+    fprintf(table, "# backend cuda on %s%s; %s\n", devdesc,
+            h == NULL ? "; cuda backend not available: baselines only" : "",
+            c.o.calls > 1 ? "ms = mean of back-to-back calls (--calls)" : "ms = one call on an idle stream");
   else
     fprintf(table, "# backend cpu, %d threads%s\n", nthreads,
             c.o.baselines && !kb_bench_cpu_have_blas() ? "; built without OpenBLAS: no baselines, no GEMM ceiling" : "");

@@ -24,7 +24,7 @@ rows_pass() {
   [ "$p" -eq "$1" ] && [ "$f" -eq 0 ]
 }
 
-echo "1..12"
+echo "1..13"
 
 shapes="6_4x5,3x3,2x4 3_3x2^3 16_4x4^4 5_17x3,2x9"
 for side in left right; do
@@ -47,11 +47,12 @@ ok $? "the identity (not the oracle) was used"
 
 run x 0 --backend cpu --no-baselines --warmup 0 --reps 1 --type s,d --csv "$tmp.csv" 8_2x3,4x2 1_3x3^2
 r=$?
-head -n 1 "$tmp.csv" | grep -qx 'shape,m,factors,type,side,trans,backend,threads,ms,gflops,floor_pct,gemm_pct,baseline_shuffle_ms,baseline_gemm_ms,speedup_shuffle,speedup_gemm,verify,copy_pct'
+head -n 1 "$tmp.csv" | grep -qx 'shape,m,factors,type,side,trans,backend,threads,ms,gflops,floor_pct,gemm_pct,baseline_shuffle_ms,baseline_gemm_ms,speedup_shuffle,speedup_gemm,verify,copy_pct,calls'
 h=$?
 sed 's/^/# csv: /' "$tmp.csv"
-[ "$(wc -l < "$tmp.csv")" -eq 5 ] && grep -q '^"8_2x3,4x2",8,"2x3,4x2",d,left,NN,cpu,' "$tmp.csv"
-ok $((r + h + $?)) "CSV header and rows"
+[ "$(wc -l < "$tmp.csv")" -eq 5 ] && grep -q '^"8_2x3,4x2",8,"2x3,4x2",d,left,NN,cpu,' "$tmp.csv" &&
+  [ "$(grep -c ',1$' "$tmp.csv")" -eq 4 ]
+ok $((r + h + $?)) "CSV header and rows (calls 1 on CPU rows)"
 
 # --rounds: medians over rounds, each with its own ceilings; verified in
 # the first, baselines in the last
@@ -74,6 +75,10 @@ fi
 run x 2 --backend cpu --rounds 0 4_2x2
 ok $((r + p + h + g + $?)) "--rounds 2: rows verified, gemm% <= floor%, the rounds and the OpenBLAS core noted; --rounds 0: exit 2"
 
+run x 2 --backend cpu --calls 0 4_2x2
+r=$?
+grep -q -- '--calls wants a count >= 1' "$tmp.out"
+ok $((r + $?)) "--calls 0: exit 2 with the reason"
 run x 2 --backend cpu
 ok $? "no shapes: exit 2"
 run x 2 --backend cpu 12_3x
