@@ -24,8 +24,13 @@
 // 64 (0.957), 128x128 in two blocks of 64 columns (0.126-0.134); session
 // 34: slices stored k-major (1.075), warp tiles of 8 x 4 threads (0.962),
 // 16-byte stores of four consecutive slices (0.961; 128x128 0.1237, still
-// behind cuBLAS).  Its stalls sit in the FFMAs' operands (short
-// scoreboard, dispatch), which two warps a scheduler do not cover.
+// behind cuBLAS); session 35 (branch wip/gemm-rj4): 8 x 4 outputs a
+// thread in 256-thread blocks at 121-128 registers (0.975; with the next
+// k-group's slices read ahead 0.956: 3.8 warps a scheduler, 68.6% of
+// issue slots, but the 1.5x shared reads fill the L1 wavefront pipe to
+// 80%), their warps as 8 x 4 threads (0.988-1.003).  Its stalls sit in the
+// FFMAs' operands (short scoreboard, dispatch), which two warps a
+// scheduler do not cover.
 //
 // Shared layout: the factor as B[k][l] (l fastest); then ST stages of one
 // k-chunk of a tile, slice s's TKC elements at s * (TKC + 4): the padding
