@@ -201,9 +201,11 @@ int kb_bench_gpu_row(kronblasHandle_t h, const kb_bench_prob_t *pb, const kb_ben
 int kb_bench_gpu_open(char *desc, size_t desc_len);
 void kb_bench_gpu_close(void);
 /* Ceilings measured on the device: GEMM flop/s of the type without TF32 and
- * copy bandwidth (bytes read + written per s); <= 0 when not measured. */
-double kb_bench_gpu_gemm_rate(kronblasDataType_t type);
-double kb_bench_gpu_copy_bw(void);
+ * copy bandwidth (bytes read + written per s); <= 0 when not measured.
+ * calls: back-to-back operations a timed rep (--calls), so that the
+ * ceilings are timed as the rows are. */
+double kb_bench_gpu_gemm_rate(kronblasDataType_t type, int calls);
+double kb_bench_gpu_copy_bw(int calls);
 
 /* Device transpose of the shuffle baseline (tools/bench_gpu_kernels.cu):
  * src as (inner, d1, d2, outer) -> dst as (inner, d2, d1, outer), elements

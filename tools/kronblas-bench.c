@@ -74,10 +74,11 @@ static void kb_bench_usage(FILE *f)
 "  --warmup N          untimed calls first (default 2)\n"
 "  --reps N            timed calls; the median is reported (default 10)\n"
 "  --calls N           GPU rows: each timed rep is N back-to-back calls between\n"
-"                      one pair of events, its time their mean; kronblas and\n"
-"                      both baselines alike (default 1: one call on an idle\n"
-"                      stream, its host and launch cost included; the FastKron\n"
-"                      paper reports the mean of 100 back-to-back runs)\n"
+"                      one pair of events, its time their mean; kronblas, both\n"
+"                      baselines and the ceilings alike (default 1: one call\n"
+"                      on an idle stream, its host and launch cost included;\n"
+"                      the FastKron paper reports the mean of 100 back-to-back\n"
+"                      runs)\n"
 "  --threads N         CPU threads for kronblas (kronblasSetNumThreads) and the\n"
 "                      CPU baselines (default: OpenMP's count)\n"
 "  --verify            check kronblas' result: the oracle (explicit Kronecker\n"
@@ -786,11 +787,11 @@ int main(int argc, char **argv)
     kronblasDataType_t type = c.types[ti];
     if (c.o.baselines && c.ceilings) {
       if (!have_bw) {
-        copy_bw = gpu ? kb_bench_gpu_copy_bw() : kb_bench_cpu_copy_bw(nthreads);
+        copy_bw = gpu ? kb_bench_gpu_copy_bw(c.o.calls) : kb_bench_cpu_copy_bw(nthreads);
         have_bw = 1;
       }
       if (!have_rate[type]) {
-        gemm_rate[type] = gpu ? kb_bench_gpu_gemm_rate(type) : kb_bench_cpu_gemm_rate(type, nthreads);
+        gemm_rate[type] = gpu ? kb_bench_gpu_gemm_rate(type, c.o.calls) : kb_bench_cpu_gemm_rate(type, nthreads);
         have_rate[type] = 1;
       }
       if (gemm_rate[type] > 0.0)
