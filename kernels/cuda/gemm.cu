@@ -28,7 +28,10 @@
 // thread in 256-thread blocks at 121-128 registers (0.975; with the next
 // k-group's slices read ahead 0.956: 3.8 warps a scheduler, 68.6% of
 // issue slots, but the 1.5x shared reads fill the L1 wavefront pipe to
-// 80%), their warps as 8 x 4 threads (0.988-1.003).  Its stalls sit in the
+// 80%), their warps as 8 x 4 threads (0.988-1.003).  Faster, not yet on
+// main: branch wip/gemm-kt, slices stored k-major through registers with
+// 16-byte loads and stores, 167 registers, three blocks an SM: 0.925 (its
+// unaligned path still has to run on a GPU).  Its stalls sit in the
 // FFMAs' operands (short scoreboard, dispatch), which two warps a
 // scheduler do not cover.
 //
