@@ -66,6 +66,7 @@ void kb_bench_result_init(kb_bench_result_t *r)
   r->shuffle_ms = r->gemm_ms = NAN;
   r->shuffle_err = r->gemm_err = r->err_bound = NAN;
   r->verify = "-";
+  r->calls = 1;
 }
 
 int kb_bench_prob_init(kb_bench_prob_t *pb, const kb_bench_shape_t *sh, kronblasDataType_t type,

@@ -341,6 +341,7 @@ int kb_bench_gpu_row(kronblasHandle_t h, const kb_bench_prob_t *pb, const kb_ben
 
   r->backend = "cuda";
   r->threads = 0;
+  r->calls = o->calls;
   if (h == NULL)
     snprintf(r->note, sizeof r->note, "cuda backend not available");
   cudaMemGetInfo(&freeb, &totalb);

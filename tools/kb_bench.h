@@ -129,6 +129,7 @@ typedef struct {
   char verify_msg[240];
   char note[320];
   int threads;
+  int calls;                   /* calls a timed rep: --calls on GPU rows, 1 on CPU rows */
   const char *backend;
 } kb_bench_result_t;
 

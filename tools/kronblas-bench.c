@@ -621,7 +621,7 @@ static void kb_bench_csv_row(FILE *f, const kb_bench_cli_t *c, const kb_bench_pr
   kb_bench_csv_num(f, r->gemm_ms / r->ms);
   fprintf(f, ",%s", r->verify);
   kb_bench_csv_num(f, r->copy_pct);
-  fprintf(f, ",%d", strcmp(r->backend, "cuda") == 0 ? c->o.calls : 1);
+  fprintf(f, ",%d", r->calls);
   fputc('\n', f);
   fflush(f);
 }
@@ -776,6 +776,8 @@ int main(int argc, char **argv)
   else
     fprintf(table, "# backend cpu, %d threads%s\n", nthreads,
             c.o.baselines && !kb_bench_cpu_have_blas() ? "; built without OpenBLAS: no baselines, no GEMM ceiling" : "");
+  if (!gpu && c.o.calls > 1)
+    fprintf(table, "# --calls %d ignored: CPU calls are synchronous, each is timed alone\n", c.o.calls);
   if (!gpu && c.o.baselines)
     kb_bench_blas_core_line(table);
   if (!gpu && c.rounds > 1)

@@ -78,7 +78,11 @@ ok $((r + p + h + g + $?)) "--rounds 2: rows verified, gemm% <= floor%, the roun
 run x 2 --backend cpu --calls 0 4_2x2
 r=$?
 grep -q -- '--calls wants a count >= 1' "$tmp.out"
-ok $((r + $?)) "--calls 0: exit 2 with the reason"
+r=$((r + $?))
+run x 0 --backend cpu --calls 3 --no-baselines --warmup 0 --reps 1 --csv "$tmp.c.csv" 4_2x2
+r=$((r + $?))
+grep -q '^# --calls 3 ignored: CPU calls are synchronous' "$tmp.out" && [ "$(tail -n 1 "$tmp.c.csv" | sed 's/.*,//')" = 1 ]
+ok $((r + $?)) "--calls 0: exit 2 with the reason; --calls 3 on the CPU: said to be ignored, the CSV says 1"
 run x 2 --backend cpu
 ok $? "no shapes: exit 2"
 run x 2 --backend cpu 12_3x
