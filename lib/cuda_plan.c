@@ -320,7 +320,7 @@ static double kb_cublas_cost(const kb_problem_t *pb, const kb_dev_rates_t *dv, i
  * tuner (0: not a candidate). */
 static double kb_gemm_rate(const kb_cuda_gemm_info_t *g)
 {
-  if (g->P != 64)
+  if (g->P != 64 || g->kt)   /* kt: not measured yet */
     return 0;
   return g->TS >= 128 ? 36.3e12 : 33.4e12;
 }
@@ -368,8 +368,8 @@ int kb_cuda_gemm_word(int index, char *buf, int size)
   int n;
   if (g == NULL || size <= 0)
     return -1;
-  n = snprintf(buf, (size_t)size, "gemm:p%d:q%d:ts%d:tk%d:st%d:mb%d", g->P, g->Q, g->TS, g->TKC, g->stages,
-               g->minb);
+  n = snprintf(buf, (size_t)size, "gemm:p%d:q%d:ts%d:tk%d:st%d:mb%d%s", g->P, g->Q, g->TS, g->TKC, g->stages,
+               g->minb, g->kt ? ":kt" : "");
   return n >= 0 && n < size ? n : -1;
 }
 

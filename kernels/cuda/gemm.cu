@@ -69,6 +69,7 @@ struct kb_gemm_args {
   int64_t ntiles;     // m * tps
   int epilogue;
   int vec;            // 16-byte copies (the input aligned); else 4-byte ones
+  int vec_out;        // the output aligned to 16 bytes (kb_gemm_kt_kernel)
   float alpha, beta;
   int beta_zero;
 };
@@ -185,6 +186,145 @@ kb_gemm_kernel(const kb_gemm_args a)
   kb_cp_wait<0>();
 }
 
+
+// The same GEMM with the slices stored k-major in shared memory, as
+// register-tiled SGEMMs store A: row k of a stage holds element k of the
+// tile's TS slices (stride TS + 4: the transposing 16-byte stores of a warp
+// -- 8 k-groups x 4 slice groups -- fill all eight bank groups, and the
+// 16-byte reads of 16 consecutive slice groups stay conflict-free).  A
+// thread loads 4 x 4 blocks (4 consecutive slices x 4 consecutive k) into
+// registers, one chunk ahead, and stores them transposed with 16-byte
+// shared stores.  Thread (ts, tq) owns slices 4*ts + i and TS/2 + 4*ts + i,
+// columns 4*tq + j and Q/2 + 4*tq + j (i, j < 4): per k-step 2 + 2 16-byte
+// shared reads for 64 multiply-adds with only that step's 16 operands live
+// (the slice-major kernel holds four steps' 32 slice operands), so that 8
+// x 8 outputs fit three or four blocks of four warps an SM.  FAST: X and Y
+// aligned to 16 bytes (16-byte loads and stores); else 4-byte ones.  P = Q
+// = 64, TS = 128, TKC = 32, two stages.
+template <int MINB, int FAST>
+__global__ void __launch_bounds__(128, MINB)
+kb_gemm_kt_kernel(const kb_gemm_args a)
+{
+  constexpr int P = 64, Q = 64, TS = 128, TKC = 32, NKC = P / TKC, RS = TS + 4, STAGE = TKC * RS, NT = 128;
+  constexpr int NBLK = TS / 4 * (TKC / 4) / NT;   // 4 x 4 blocks a thread a chunk
+  extern __shared__ float4 kb_gemm_smem[];
+  float *const Bs = (float *)kb_gemm_smem;
+  float *const As = Bs + P * Q;
+  const int tid = threadIdx.x;
+  const int ts = tid % 16, tq = tid / 16;
+  const int64_t mine = a.ntiles > (int64_t)blockIdx.x ? (a.ntiles - 1 - blockIdx.x) / gridDim.x + 1 : 0;
+  const int64_t nchunks = mine * NKC;
+  float acc[8][8];
+  float4 stg[NBLK][4];
+
+  for (int e = tid; e < P * Q; e += NT)
+    Bs[e] = a.F[(e % Q) * a.fs_l + (e / Q) * a.fs_k];
+
+  // chunk g: tile blockIdx.x + (g / NKC) * gridDim.x, k-chunk g % NKC.
+  // Block b of a thread: k-group kg = blk % 8, slice group G = blk / 8; a
+  // warp's loads of one j are 4 slices' 128 contiguous bytes each.
+  auto load = [&](int64_t g) {
+    const int64_t t = blockIdx.x + (g / NKC) * gridDim.x;
+    const int kc = (int)(g % NKC);
+    const int64_t r = t / a.tps, sb = t % a.tps;
+    const float *src = a.in + r * a.in_rs + sb * TS * P + kc * TKC;
+#pragma unroll
+    for (int b = 0; b < NBLK; b++) {
+      const int blk = tid + b * NT, kg = blk % (TKC / 4), G = blk / (TKC / 4);
+#pragma unroll
+      for (int j = 0; j < 4; j++) {
+        const float *p = src + (int64_t)(4 * G + j) * P + 4 * kg;
+        if (FAST)
+          stg[b][j] = __ldg((const float4 *)p);
+        else
+          stg[b][j] = make_float4(__ldg(p), __ldg(p + 1), __ldg(p + 2), __ldg(p + 3));
+      }
+    }
+  };
+  auto store = [&](int64_t g) {
+    float *dst = As + (int)(g % 2) * STAGE;
+#pragma unroll
+    for (int b = 0; b < NBLK; b++) {
+      const int blk = tid + b * NT, kg = blk % (TKC / 4), G = blk / (TKC / 4);
+      float *d = dst + 4 * kg * RS + 4 * G;
+      *(float4 *)(d + 0 * RS) = make_float4(stg[b][0].x, stg[b][1].x, stg[b][2].x, stg[b][3].x);
+      *(float4 *)(d + 1 * RS) = make_float4(stg[b][0].y, stg[b][1].y, stg[b][2].y, stg[b][3].y);
+      *(float4 *)(d + 2 * RS) = make_float4(stg[b][0].z, stg[b][1].z, stg[b][2].z, stg[b][3].z);
+      *(float4 *)(d + 3 * RS) = make_float4(stg[b][0].w, stg[b][1].w, stg[b][2].w, stg[b][3].w);
+    }
+  };
+
+#pragma unroll
+  for (int i = 0; i < 8; i++)
+#pragma unroll
+    for (int j = 0; j < 8; j++)
+      acc[i][j] = 0.0f;
+  if (nchunks > 0) {
+    load(0);
+    store(0);
+  }
+  __syncthreads();   // also: the factor is staged
+  if (nchunks > 1)
+    load(1);
+
+  for (int64_t g = 0; g < nchunks; g++) {
+    const float *A = As + (int)(g % 2) * STAGE + 4 * ts;
+    const int kc = (int)(g % NKC);
+    const float *B = Bs + kc * TKC * Q + 4 * tq;
+#pragma unroll
+    for (int k = 0; k < TKC; k++) {
+      const float4 a0 = *(const float4 *)(A + k * RS), a1 = *(const float4 *)(A + k * RS + TS / 2);
+      const float4 b0 = *(const float4 *)(B + k * Q), b1 = *(const float4 *)(B + k * Q + Q / 2);
+      const float av[8] = { a0.x, a0.y, a0.z, a0.w, a1.x, a1.y, a1.z, a1.w };
+      const float bv[8] = { b0.x, b0.y, b0.z, b0.w, b1.x, b1.y, b1.z, b1.w };
+#pragma unroll
+      for (int i = 0; i < 8; i++)
+#pragma unroll
+        for (int j = 0; j < 8; j++)
+          acc[i][j] = fmaf(av[i], bv[j], acc[i][j]);
+    }
+    if (kc == NKC - 1) {
+      const int64_t t = blockIdx.x + (g / NKC) * gridDim.x;
+      const int64_t r = t / a.tps, sb = t % a.tps;
+      float *o = a.out + r * a.out_rs + sb * TS + 4 * ts;
+#pragma unroll
+      for (int j = 0; j < 8; j++) {
+        const int l = j < 4 ? 4 * tq + j : Q / 2 + 4 * tq + j - 4;
+#pragma unroll
+        for (int h = 0; h < 2; h++) {
+          float *y = o + (int64_t)l * a.S + h * (TS / 2);
+          float4 v = make_float4(acc[4 * h][j], acc[4 * h + 1][j], acc[4 * h + 2][j], acc[4 * h + 3][j]);
+          if (a.epilogue == KB_EPI_AXPBY && !a.beta_zero) {
+            const float4 w = FAST ? *(const float4 *)y : make_float4(y[0], y[1], y[2], y[3]);
+            v = make_float4(a.alpha * v.x + a.beta * w.x, a.alpha * v.y + a.beta * w.y,
+                            a.alpha * v.z + a.beta * w.z, a.alpha * v.w + a.beta * w.w);
+          } else if (a.epilogue != KB_EPI_NONE) {
+            v = make_float4(a.alpha * v.x, a.alpha * v.y, a.alpha * v.z, a.alpha * v.w);
+          }
+          if (FAST) {
+            *(float4 *)y = v;
+          } else {
+            y[0] = v.x;
+            y[1] = v.y;
+            y[2] = v.z;
+            y[3] = v.w;
+          }
+#pragma unroll
+          for (int i = 0; i < 4; i++)
+            acc[4 * h + i][j] = 0.0f;
+        }
+      }
+    }
+    if (g + 1 < nchunks)
+      store(g + 1);
+    // the stage just stored is read from chunk g + 1 on; the one chunk g
+    // read is stored next
+    __syncthreads();
+    if (g + 2 < nchunks)
+      load(g + 2);
+  }
+}
+
 // ------------------------------------------------------------- host side
 
 // One instantiation: its parameters (kb_cuda_gemm_info_t), its kernel and
@@ -204,8 +344,26 @@ static int kb_gemm_launch_t(const kb_gemm_args &a, unsigned grid, void *stream)
 }
 
 #define KB_GEMM_ENTRY(P, Q, TS, TKC, ST, MINB)                                                      \
-  { { P, Q, TS, TKC, ST, MINB, kb_gemm_shape<P, Q, TS, TKC, ST>::NT, kb_gemm_shape<P, Q, TS, TKC, ST>::SMEM }, \
+  { { P, Q, TS, TKC, ST, MINB, 0, kb_gemm_shape<P, Q, TS, TKC, ST>::NT, kb_gemm_shape<P, Q, TS, TKC, ST>::SMEM }, \
     (const void *)kb_gemm_kernel<P, Q, TS, TKC, ST, MINB>, kb_gemm_launch_t<P, Q, TS, TKC, ST, MINB> }
+
+// kb_gemm_kt_kernel: 16-byte accesses where X and Y allow them.
+template <int MINB>
+static int kb_gemm_kt_launch_t(const kb_gemm_args &a, unsigned grid, void *stream)
+{
+  constexpr int smem = (64 * 64 + 2 * 32 * 132) * 4;
+  if (a.vec && a.vec_out)
+    kb_gemm_kt_kernel<MINB, 1><<<grid, 128, smem, (cudaStream_t)stream>>>(a);
+  else
+    kb_gemm_kt_kernel<MINB, 0><<<grid, 128, smem, (cudaStream_t)stream>>>(a);
+  return (int)cudaGetLastError();
+}
+
+// Its occupancy is read from the FAST kernel; both use the same registers
+// bound (MINB) and shared memory.
+#define KB_GEMM_KT_ENTRY(MINB)                                                                      \
+  { { 64, 64, 128, 32, 2, MINB, 1, 128, (64 * 64 + 2 * 32 * 132) * 4 },                             \
+    (const void *)kb_gemm_kt_kernel<MINB, 1>, kb_gemm_kt_launch_t<MINB> }
 
 // The instantiations; index i is kernel KB_KERNEL_GEMM_0 - i within a
 // process (tuning files name them by their parameters, kb_cuda_gemm_word).
@@ -214,6 +372,8 @@ static const kb_gemm_entry kb_gemm_table[] = {
   KB_GEMM_ENTRY(64, 64, 64, 32, 4, 3),
   KB_GEMM_ENTRY(128, 128, 128, 32, 3, 1),
   KB_GEMM_ENTRY(128, 128, 64, 32, 4, 2),
+  KB_GEMM_KT_ENTRY(3),
+  KB_GEMM_KT_ENTRY(4),
 };
 static const int kb_gemm_n = (int)(sizeof kb_gemm_table / sizeof kb_gemm_table[0]);
 
@@ -296,6 +456,7 @@ extern "C" int kb_cuda_gemm_launch(const kb_cuda_step_t *st, void *stream)
     a.in = (const float *)st->in + b * st->in_bs;
     a.out = (float *)st->out + b * st->out_bs;
     a.vec = kb_aligned(a.in, 16) && (st->m == 1 || a.in_rs % 4 == 0);
+    a.vec_out = kb_aligned(a.out, 16) && (st->m == 1 || a.out_rs % 4 == 0) && a.S % 4 == 0;
     const int err = kb_gemm_table[i].launch(a, grid, stream);
     if (err != (int)cudaSuccess)
       return err;

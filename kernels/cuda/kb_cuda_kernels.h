@@ -310,7 +310,8 @@ void kb_cuda_row_magic(uint32_t d, uint32_t *mul, int *sh);
 
 /* The slice-GEMM kernel's instantiations (KB_KERNEL_GEMM_0 - index):
  * factor P x Q, TS slices of a vector per tile, k-chunks of TKC, stages of
- * the copy pipeline, minimum blocks per SM asked of ptxas, threads and
+ * the copy pipeline, minimum blocks per SM asked of ptxas, slices stored
+ * k-major through registers (kt: kb_gemm_kt_kernel), threads and
  * dynamic shared memory (bytes) per block.  kb_cuda_gemm_info: NULL past
  * the last.  kb_cuda_gemm_find: 0 if instantiation index can apply a
  * p x q factor of type to vectors of length K, -1 if not.  The launch also
@@ -318,7 +319,7 @@ void kb_cuda_row_magic(uint32_t d, uint32_t *mul, int *sh);
  * input in 16-byte pieces where it is aligned to them, else in 4-byte
  * ones. */
 typedef struct {
-  int P, Q, TS, TKC, stages, minb, threads, smem;
+  int P, Q, TS, TKC, stages, minb, kt, threads, smem;
 } kb_cuda_gemm_info_t;
 int kb_cuda_gemm_count(void);
 const kb_cuda_gemm_info_t *kb_cuda_gemm_info(int index);
