@@ -15,7 +15,6 @@
 #define W128A "gemm:p128:q128:ts128:tk32:st3:mb1"
 #define W128B "gemm:p128:q128:ts64:tk32:st4:mb2"
 #define W64K3 "gemm:p64:q64:ts128:tk32:st2:mb3:kt"
-#define W64K4 "gemm:p64:q64:ts128:tk32:st2:mb4:kt"
 
 /* Shapes whose 64x64 (128x128) factors see S = K/P a multiple of 128:
  * the first step S = 2*64 (3*128), the last after a 2x4 (3x2) factor. */
@@ -36,8 +35,8 @@ static void forced(void)
     { pB, qB, "2:1:" W128A " 1:1:" W128A " 0:1:generic", 3 },
     { pB, qB, "2:1:" W128B " 1:1:" W128B " 0:1:generic", 3 },
     { pC, qC, "2:1:" W128A " 1:1:generic 0:1:" W128B, 5 },
-    { pA, qA, "2:1:" W64K3 " 1:1:generic 0:1:" W64K4, 40 },
-    { pA, qA, "2:1:" W64K4 " 1:1:generic 0:1:" W64K3, 9 },
+    { pA, qA, "2:1:" W64K3 " 1:1:generic 0:1:" W64K3, 40 },
+    { pA, qA, "2:1:" W64A " 1:1:generic 0:1:" W64K3, 9 },
   };
   size_t s;
   int rep;
