@@ -369,7 +369,7 @@ int kb_cuda_gemm_word(int index, char *buf, int size)
   if (g == NULL || size <= 0)
     return -1;
   n = snprintf(buf, (size_t)size, "gemm:p%d:q%d:ts%d:tk%d:st%d:mb%d%s", g->P, g->Q, g->TS, g->TKC, g->stages,
-               g->minb, g->kt ? ":kt" : "");
+               g->minb, g->kt == 2 ? ":kt:w84" : g->kt ? ":kt" : "");
   return n >= 0 && n < size ? n : -1;
 }
 

@@ -15,6 +15,10 @@
 #define W128A "gemm:p128:q128:ts128:tk32:st3:mb1"
 #define W128B "gemm:p128:q128:ts64:tk32:st4:mb2"
 #define W64K3 "gemm:p64:q64:ts128:tk32:st2:mb3:kt"
+#define W64K3W "gemm:p64:q64:ts128:tk32:st2:mb3:kt:w84"
+#define W64K6 "gemm:p64:q64:ts64:tk32:st2:mb6:kt"
+#define W128K "gemm:p128:q128:ts128:tk32:st2:mb2:kt"
+#define W128K64 "gemm:p128:q128:ts64:tk32:st2:mb2:kt"
 
 /* Shapes whose 64x64 (128x128) factors see S = K/P a multiple of 128:
  * the first step S = 2*64 (3*128), the last after a 2x4 (3x2) factor. */
@@ -37,6 +41,9 @@ static void forced(void)
     { pC, qC, "2:1:" W128A " 1:1:generic 0:1:" W128B, 5 },
     { pA, qA, "2:1:" W64K3 " 1:1:generic 0:1:" W64K3, 40 },
     { pA, qA, "2:1:" W64A " 1:1:generic 0:1:" W64K3, 9 },
+    { pA, qA, "2:1:" W64K3W " 1:1:generic 0:1:" W64K6, 40 },
+    { pB, qB, "2:1:" W128K " 1:1:" W128K64 " 0:1:generic", 3 },
+    { pC, qC, "2:1:" W128K64 " 1:1:generic 0:1:" W128K, 5 },
   };
   size_t s;
   int rep;

@@ -191,27 +191,43 @@ kb_gemm_kernel(const kb_gemm_args a)
 // register-tiled SGEMMs store A: row k of a stage holds element k of the
 // tile's TS slices (stride TS + 4: the transposing 16-byte stores of a warp
 // -- 8 k-groups x 4 slice groups -- fill all eight bank groups, and the
-// 16-byte reads of 16 consecutive slice groups stay conflict-free).  A
-// thread loads 4 x 4 blocks (4 consecutive slices x 4 consecutive k) into
+// 16-byte reads of consecutive slice groups stay conflict-free).  A thread
+// loads 4 x 4 blocks (4 consecutive slices x 4 consecutive k) into
 // registers, one chunk ahead, and stores them transposed with 16-byte
 // shared stores.  Thread (ts, tq) owns slices 4*ts + i and TS/2 + 4*ts + i,
 // columns 4*tq + j and Q/2 + 4*tq + j (i, j < 4): per k-step 2 + 2 16-byte
 // shared reads for 64 multiply-adds with only that step's 16 operands live
 // (the slice-major kernel holds four steps' 32 slice operands), so that 8
-// x 8 outputs fit three or four blocks of four warps an SM.  FAST: X and Y
-// aligned to 16 bytes (16-byte loads and stores); else 4-byte ones.  P = Q
-// = 64, TS = 128, TKC = 32, two stages.
-template <int MINB, int FAST>
-__global__ void __launch_bounds__(128, MINB)
+// x 8 outputs fit three blocks of four warps an SM (64x64, TS = 128: 167
+// registers).  FAST: X and Y aligned to 16 bytes (16-byte loads and
+// stores); else 4-byte ones.  W84: a warp's threads as 8 slice groups x 4
+// column groups (its slice reads one wavefront, not two); else TS/8 x
+// 32/(TS/8).  k-chunks of 32, two stages.  Measured (H200, session 35, the
+// tuner's timing of one 64x64 factor at K = 2^18, m = 1024): TS = 128,
+// MINB = 3: 0.925 ms against 0.954 for kb_gemm_kernel and 0.985 for
+// cuBLAS; MINB = 4 (128 registers, the staged blocks spilled) 1.064.
+template <int P, int Q, int TS, int MINB, int FAST, int W84>
+struct kb_gemm_kt_shape {
+  static constexpr int TKC = 32, NKC = P / TKC, RS = TS + 4, STAGE = TKC * RS;
+  static constexpr int NT = (TS / 8) * (Q / 8);
+  static constexpr int NBLK = TS / 4 * (TKC / 4) / NT;   // 4 x 4 blocks a thread a chunk
+  static constexpr int SMEM = (P * Q + 2 * STAGE) * 4;
+  static_assert(P % TKC == 0 && TS % 64 == 0 && Q % 32 == 0 && NBLK >= 1 && NBLK * NT == TS / 4 * (TKC / 4) &&
+                P * Q % NT == 0, "kt tile");
+};
+
+template <int P, int Q, int TS, int MINB, int FAST, int W84>
+__global__ void __launch_bounds__(kb_gemm_kt_shape<P, Q, TS, MINB, FAST, W84>::NT, MINB)
 kb_gemm_kt_kernel(const kb_gemm_args a)
 {
-  constexpr int P = 64, Q = 64, TS = 128, TKC = 32, NKC = P / TKC, RS = TS + 4, STAGE = TKC * RS, NT = 128;
-  constexpr int NBLK = TS / 4 * (TKC / 4) / NT;   // 4 x 4 blocks a thread a chunk
+  typedef kb_gemm_kt_shape<P, Q, TS, MINB, FAST, W84> S;
+  constexpr int TKC = S::TKC, NKC = S::NKC, RS = S::RS, STAGE = S::STAGE, NT = S::NT, NBLK = S::NBLK;
   extern __shared__ float4 kb_gemm_smem[];
   float *const Bs = (float *)kb_gemm_smem;
   float *const As = Bs + P * Q;
   const int tid = threadIdx.x;
-  const int ts = tid % 16, tq = tid / 16;
+  const int ts = W84 ? tid % 8 + 8 * (tid / 32 % (TS / 64)) : tid % (TS / 8);
+  const int tq = W84 ? tid / 8 % 4 + 4 * (tid / 32 / (TS / 64)) : tid / (TS / 8);
   const int64_t mine = a.ntiles > (int64_t)blockIdx.x ? (a.ntiles - 1 - blockIdx.x) / gridDim.x + 1 : 0;
   const int64_t nchunks = mine * NKC;
   float acc[8][8];
@@ -349,24 +365,24 @@ static int kb_gemm_launch_t(const kb_gemm_args &a, unsigned grid, void *stream)
     (const void *)kb_gemm_kernel<P, Q, TS, TKC, ST, MINB>, nullptr, kb_gemm_launch_t<P, Q, TS, TKC, ST, MINB> }
 
 // kb_gemm_kt_kernel: 16-byte accesses where X and Y allow them.
-template <int MINB>
+template <int P, int Q, int TS, int MINB, int W84>
 static int kb_gemm_kt_launch_t(const kb_gemm_args &a, unsigned grid, void *stream)
 {
-  constexpr int smem = (64 * 64 + 2 * 32 * 132) * 4;
+  typedef kb_gemm_kt_shape<P, Q, TS, MINB, 1, W84> S;
   if (a.vec && a.vec_out)
-    kb_gemm_kt_kernel<MINB, 1><<<grid, 128, smem, (cudaStream_t)stream>>>(a);
+    kb_gemm_kt_kernel<P, Q, TS, MINB, 1, W84><<<grid, S::NT, S::SMEM, (cudaStream_t)stream>>>(a);
   else
-    kb_gemm_kt_kernel<MINB, 0><<<grid, 128, smem, (cudaStream_t)stream>>>(a);
+    kb_gemm_kt_kernel<P, Q, TS, MINB, 0, W84><<<grid, S::NT, S::SMEM, (cudaStream_t)stream>>>(a);
   return (int)cudaGetLastError();
 }
 
 // Its occupancy is read from the FAST kernel; both use the same registers
-// bound (MINB) and shared memory.  MINB = 4 (128 registers) spills the
-// staged blocks: 1.064 ms a factor against 0.925 for MINB = 3 (H200,
-// session 35), not instantiated.
-#define KB_GEMM_KT_ENTRY(MINB)                                                                      \
-  { { 64, 64, 128, 32, 2, MINB, 1, 128, (64 * 64 + 2 * 32 * 132) * 4 },                             \
-    (const void *)kb_gemm_kt_kernel<MINB, 1>, (const void *)kb_gemm_kt_kernel<MINB, 0>, kb_gemm_kt_launch_t<MINB> }
+// bound (MINB) and shared memory.  kt: 1, or 2 with W84.
+#define KB_GEMM_KT_ENTRY(P, Q, TS, MINB, W84)                                                       \
+  { { P, Q, TS, 32, 2, MINB, 1 + W84, kb_gemm_kt_shape<P, Q, TS, MINB, 1, W84>::NT,                 \
+      kb_gemm_kt_shape<P, Q, TS, MINB, 1, W84>::SMEM },                                             \
+    (const void *)kb_gemm_kt_kernel<P, Q, TS, MINB, 1, W84>,                                        \
+    (const void *)kb_gemm_kt_kernel<P, Q, TS, MINB, 0, W84>, kb_gemm_kt_launch_t<P, Q, TS, MINB, W84> }
 
 // The instantiations; index i is kernel KB_KERNEL_GEMM_0 - i within a
 // process (tuning files name them by their parameters, kb_cuda_gemm_word).
@@ -375,7 +391,11 @@ static const kb_gemm_entry kb_gemm_table[] = {
   KB_GEMM_ENTRY(64, 64, 64, 32, 4, 3),
   KB_GEMM_ENTRY(128, 128, 128, 32, 3, 1),
   KB_GEMM_ENTRY(128, 128, 64, 32, 4, 2),
-  KB_GEMM_KT_ENTRY(3),
+  KB_GEMM_KT_ENTRY(64, 64, 128, 3, 0),
+  KB_GEMM_KT_ENTRY(64, 64, 128, 3, 1),
+  KB_GEMM_KT_ENTRY(64, 64, 64, 6, 0),
+  KB_GEMM_KT_ENTRY(128, 128, 128, 2, 0),
+  KB_GEMM_KT_ENTRY(128, 128, 64, 2, 0),
 };
 static const int kb_gemm_n = (int)(sizeof kb_gemm_table / sizeof kb_gemm_table[0]);
 

@@ -311,7 +311,8 @@ void kb_cuda_row_magic(uint32_t d, uint32_t *mul, int *sh);
 /* The slice-GEMM kernel's instantiations (KB_KERNEL_GEMM_0 - index):
  * factor P x Q, TS slices of a vector per tile, k-chunks of TKC, stages of
  * the copy pipeline, minimum blocks per SM asked of ptxas, slices stored
- * k-major through registers (kt: kb_gemm_kt_kernel), threads and
+ * k-major through registers (kt: kb_gemm_kt_kernel; 2: its warps as 8 x 4
+ * threads), threads and
  * dynamic shared memory (bytes) per block.  kb_cuda_gemm_info: NULL past
  * the last.  kb_cuda_gemm_find: 0 if instantiation index can apply a
  * p x q factor of type to vectors of length K, -1 if not.  The launch also
