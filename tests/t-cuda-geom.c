@@ -154,8 +154,10 @@ static void plan_8x8_6(void)
 
 /* The model's plans of the standard P >= 64 rows and the slice-GEMM
  * kernel (kernels/cuda/gemm.cu): float 1024_64x64^3 and 16_64x64^4 on it,
- * in tiles of 128 slices, every step (H200, session 33: 0.952 ms a factor
- * against cuBLAS' 0.984); float 1024_128x128^2 and double 1024_64x64^3 not
+ * in tiles of 128 slices with the slices k-major (kb_gemm_kt_kernel), every
+ * step (H200, session 35: 0.925 ms a factor against 0.954 for the
+ * slice-major kernel and cuBLAS' 0.984); float 1024_128x128^2 and double
+ * 1024_64x64^3 not
  * (its 128x128 instantiations ran slower than cuBLAS, 0.1256 against
  * 0.1207 ms; it has no double ones). */
 static void plan_gemm(kronblasDataType_t type, int64_t m, int nf, int64_t P, int want)
@@ -163,7 +165,7 @@ static void plan_gemm(kronblasDataType_t type, int64_t m, int nf, int64_t P, int
   int64_t p[4], fs_l[4], fs_k[4], n, i;
   kb_cuda_pstep_t steps[4];
   kb_problem_t pb;
-  int on = 0, on128 = 0;
+  int on = 0, on128 = 0, onkt = 0;
   char w[96];
   for (i = 0; i < nf; i++) {
     p[i] = P;
@@ -178,13 +180,16 @@ static void plan_gemm(kronblasDataType_t type, int64_t m, int nf, int64_t P, int
   for (i = 0; i < n; i++)
     if (kb_cuda_kernel_is_gemm(steps[i].kernel)) {
       on++;
-      on128 += kb_cuda_gemm_word(KB_KERNEL_GEMM_0 - steps[i].kernel, w, (int)sizeof w) > 0 &&
-               strstr(w, ":ts128:") != NULL;
+      if (kb_cuda_gemm_word(KB_KERNEL_GEMM_0 - steps[i].kernel, w, (int)sizeof w) > 0) {
+        on128 += strstr(w, ":ts128:") != NULL;
+        onkt += strstr(w, ":kt") != NULL;
+      }
     }
-  tap_ok(want ? n == nf && on == nf && on128 == nf : on == 0,
-         "%s %lld_%lldx%lld^%d: the model's plan %s the slice-GEMM kernel (%lld steps, %d on it, %d in tiles of 128)",
+  tap_ok(want ? n == nf && on == nf && on128 == nf && onkt == nf : on == 0,
+         "%s %lld_%lldx%lld^%d: the model's plan %s the slice-GEMM kernel (%lld steps, %d on it, %d in tiles of "
+         "128, %d k-major)",
          type == KRONBLAS_R_32F ? "float" : "double", (long long)m, (long long)P, (long long)P, nf,
-         want ? "runs every step on" : "keeps off", (long long)n, on, on128);
+         want ? "runs every step on" : "keeps off", (long long)n, on, on128, onkt);
 }
 
 /* Whether the row kernel's magic numbers (the multiplier plus delta: a
