@@ -319,15 +319,31 @@ static double kb_cublas_cost(const kb_problem_t *pb, const kb_dev_rates_t *dv, i
  * kb_cublas_rate prices low for P = 128: the model leaves them to the
  * tuner (0: not a candidate).  Session 35: the k-major kernel
  * (kb_gemm_kt_kernel, 64x64, tiles of 128, three blocks an SM) 0.925 ms
- * at K = 2^18, m = 1024: 37.1 TFLOP/s; its other entries are the tuner's
- * until measured. */
+ * at K = 2^18, m = 1024: 37.1 TFLOP/s.  Session 36: its 128x128 entry in
+ * tiles of 128, two blocks an SM, beats cuBLAS where the old one did not
+ * (K = 2^14, m = 1024: 0.1165 ms against 0.1205; K = 2^21, m = 16: 0.219
+ * against 0.221; m = 320: 3.99 against 3.99), 38 TFLOP/s with its whole
+ * rounds counted.  The other kt entries ran slower than these two. */
 static double kb_gemm_rate(const kb_cuda_gemm_info_t *g)
 {
+  if (g->kt)
+    return g->kt == 1 && g->TS == 128 && g->P == 64 && g->minb == 3    ? 37.1e12
+           : g->kt == 1 && g->TS == 128 && g->P == 128 && g->minb == 2 ? 38e12
+                                                                        : 0;
   if (g->P != 64)
     return 0;
-  if (g->kt)
-    return g->kt == 1 && g->TS == 128 && g->minb == 3 ? 37.1e12 : 0;
   return g->TS >= 128 ? 36.3e12 : 33.4e12;
+}
+
+/* Below these many elements of m x K the model leaves the slice-GEMM
+ * kernel to the tuner: 2^25 for P = 64 (the sizes of KB_CUBLAS_SMALL_ELEMS,
+ * where the model keeps the plans it had: float 16_64x64^3 and
+ * 64_64x64^3, sub-vector steps, then a GEMM; t-cuda-nat), 2^24 for P =
+ * 128, the smallest size its entry was timed at (1024_128x128^2), where
+ * no fused launch competes. */
+static double kb_gemm_min_elems(const kb_cuda_gemm_info_t *g)
+{
+  return g->P >= 128 ? 16777216.0 : KB_CUBLAS_SMALL_ELEMS;
 }
 
 /* The slice-GEMM kernel (kernels/cuda/gemm.cu): its FMAs at its rate over
@@ -341,11 +357,7 @@ static double kb_gemm_cost(const kb_problem_t *pb, const kb_dev_rates_t *dv, int
   const double Kn = (double)K / pb->p[i] * pb->q[i];
   int64_t tiles, slots, rounds;
   double tb, tf, rate;
-  /* Measured only over 2^28 elements: below 2^25 (the sizes of
-   * KB_CUBLAS_SMALL_ELEMS) the model keeps the plans it had (float
-   * 16_64x64^3 and 64_64x64^3: sub-vector steps, then a GEMM; t-cuda-nat)
-   * and the tuner times this kernel. */
-  if (g == NULL || (rate = kb_gemm_rate(g)) <= 0 || m * (double)K < KB_CUBLAS_SMALL_ELEMS)
+  if (g == NULL || (rate = kb_gemm_rate(g)) <= 0 || m * (double)K < kb_gemm_min_elems(g))
     return -1;
   tiles = pb->m * (K / pb->p[i] / g->TS);
   slots = (int64_t)(nsm > 0 ? nsm : 132) * g->minb;

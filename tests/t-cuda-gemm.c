@@ -3,7 +3,7 @@
  * resident grid) against the CPU backend: each instantiation forced
  * through wisdom files ("gemm:..." words) as the first step (reading X),
  * a middle one and the last (writing Y with alpha and beta, beta = 0 over
- * a NaN Y), X's rows aligned to 16 bytes or not (its 4-byte copies), both
+ * a NaN Y), rows of X or Y aligned to 16 bytes or not (4-byte accesses), both
  * factor layouts, strided batches with per-entry factors, more tiles than
  * resident blocks; the words that cannot be one are refused on import;
  * the tuner times the kernel.  SKIPs without a CUDA device. */
@@ -57,7 +57,12 @@ static void forced(void)
         c.ldx = tc_K(&c);   /* rows aligned: 16-byte copies */
         tc_beta_zero(&c);
       } else if (rep == 1) {
-        c.ldx = tc_K(&c) + 1;   /* rows off 16 bytes: 4-byte copies */
+        /* rows of X (or, for the k-major kernel's stores, of Y) off 16
+         * bytes: 4-byte accesses */
+        if (tc_range(0, 1))
+          c.ldx = tc_K(&c) + 1;
+        else
+          c.ldy = tc_L(&c) + 1;
         c.m = 2 + c.m % 4;
       } else if (rep == 2) {
         c.variant = TC_SB;   /* strided batches, factors per entry or shared */

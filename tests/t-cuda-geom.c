@@ -156,10 +156,10 @@ static void plan_8x8_6(void)
  * kernel (kernels/cuda/gemm.cu): float 1024_64x64^3 and 16_64x64^4 on it,
  * in tiles of 128 slices with the slices k-major (kb_gemm_kt_kernel), every
  * step (H200, session 35: 0.925 ms a factor against 0.954 for the
- * slice-major kernel and cuBLAS' 0.984); float 1024_128x128^2 and double
- * 1024_64x64^3 not
- * (its 128x128 instantiations ran slower than cuBLAS, 0.1256 against
- * 0.1207 ms; it has no double ones). */
+ * slice-major kernel and cuBLAS' 0.984); float 1024_128x128^2,
+ * 16_128x128^3 and 320_128x128^3 on its 128x128 k-major entry (session
+ * 36: 0.1165 ms a factor at m = 1024 against cuBLAS' 0.1205); double
+ * 1024_64x64^3 not (it has no double entries). */
 static void plan_gemm(kronblasDataType_t type, int64_t m, int nf, int64_t P, int want)
 {
   int64_t p[4], fs_l[4], fs_k[4], n, i;
@@ -306,7 +306,9 @@ int main(void)
   plan_50_32x8_64x128(KRONBLAS_R_64F, "double");
   plan_gemm(KRONBLAS_R_32F, 1024, 3, 64, 1);
   plan_gemm(KRONBLAS_R_32F, 16, 4, 64, 1);
-  plan_gemm(KRONBLAS_R_32F, 1024, 2, 128, 0);
+  plan_gemm(KRONBLAS_R_32F, 1024, 2, 128, 1);
+  plan_gemm(KRONBLAS_R_32F, 16, 3, 128, 1);
+  plan_gemm(KRONBLAS_R_32F, 320, 3, 128, 1);
   plan_gemm(KRONBLAS_R_64F, 1024, 3, 64, 0);
   return tap_done();
 }

@@ -28,12 +28,12 @@
 // thread in 256-thread blocks at 121-128 registers (0.975; with the next
 // k-group's slices read ahead 0.956: 3.8 warps a scheduler, 68.6% of
 // issue slots, but the 1.5x shared reads fill the L1 wavefront pipe to
-// 80%), their warps as 8 x 4 threads (0.988-1.003).  Faster, not yet on
-// main: branch wip/gemm-kt, slices stored k-major through registers with
-// 16-byte loads and stores, 167 registers, three blocks an SM: 0.925 (its
-// unaligned path still has to run on a GPU).  Its stalls sit in the
-// FFMAs' operands (short scoreboard, dispatch), which two warps a
-// scheduler do not cover.
+// 80%), their warps as 8 x 4 threads (0.988-1.003).  Faster, and what
+// the model picks since session 36: kb_gemm_kt_kernel below, slices stored
+// k-major through registers with 16-byte loads and stores, 167 registers,
+// three blocks an SM: 0.925; its 128x128 entry 0.1165 against cuBLAS'
+// 0.1205.  This kernel's stalls sit in the FFMAs' operands (short
+// scoreboard, dispatch), which two warps a scheduler do not cover.
 //
 // Shared layout: the factor as B[k][l] (l fastest); then ST stages of one
 // k-chunk of a tile, slice s's TKC elements at s * (TKC + 4): the padding
@@ -74,6 +74,55 @@ struct kb_gemm_args {
   int beta_zero;
 };
 
+// What both slice-GEMM kernels share.  A block walks tiles blockIdx.x,
+// blockIdx.x + gridDim.x, ...; its chunk g is k-chunk g % nkc of the g /
+// nkc-th of them.
+__device__ __forceinline__ int64_t kb_gemm_mine(const kb_gemm_args &a)
+{
+  return a.ntiles > (int64_t)blockIdx.x ? (a.ntiles - 1 - blockIdx.x) / gridDim.x + 1 : 0;
+}
+
+// The tile of chunk g: its vector r and its block of TS slices sb.
+__device__ __forceinline__ void kb_gemm_tile(const kb_gemm_args &a, int64_t g, int nkc, int64_t *r, int64_t *sb)
+{
+  const int64_t t = blockIdx.x + (g / nkc) * gridDim.x;
+  *r = t / a.tps;
+  *sb = t % a.tps;
+}
+
+// The factor into shared memory as B[k][l], l fastest.
+template <int P, int Q, int NT>
+__device__ __forceinline__ void kb_gemm_stage_factor(const kb_gemm_args &a, float *Bs)
+{
+  for (int e = threadIdx.x; e < P * Q; e += NT)
+    Bs[e] = a.F[(e % Q) * a.fs_l + (e / Q) * a.fs_k];
+}
+
+// The epilogue of one output v going to y: beta = 0 never reads y.
+__device__ __forceinline__ float kb_gemm_epi(const kb_gemm_args &a, float v, const float *y)
+{
+  if (a.epilogue == KB_EPI_NONE)
+    return v;
+  if (a.epilogue == KB_EPI_AXPBY && !a.beta_zero)
+    return a.alpha * v + a.beta * *y;
+  return a.alpha * v;
+}
+
+// The same for four consecutive outputs, y read with one 16-byte load
+// when FAST (aligned).
+template <int FAST>
+__device__ __forceinline__ float4 kb_gemm_epi4(const kb_gemm_args &a, float4 v, const float *y)
+{
+  if (a.epilogue == KB_EPI_AXPBY && !a.beta_zero) {
+    const float4 w = FAST ? *(const float4 *)y : make_float4(y[0], y[1], y[2], y[3]);
+    return make_float4(a.alpha * v.x + a.beta * w.x, a.alpha * v.y + a.beta * w.y, a.alpha * v.z + a.beta * w.z,
+                       a.alpha * v.w + a.beta * w.w);
+  }
+  if (a.epilogue != KB_EPI_NONE)
+    return make_float4(a.alpha * v.x, a.alpha * v.y, a.alpha * v.z, a.alpha * v.w);
+  return v;
+}
+
 template <int P, int Q, int TS, int TKC, int ST, int MINB>
 __global__ void __launch_bounds__(kb_gemm_shape<P, Q, TS, TKC, ST>::NT, MINB)
 kb_gemm_kernel(const kb_gemm_args a)
@@ -84,19 +133,17 @@ kb_gemm_kernel(const kb_gemm_args a)
   float *const As = Bs + P * Q;
   const int tid = threadIdx.x;
   const int ts = tid % (TS / 8), tq = tid / (TS / 8);
-  const int64_t mine = a.ntiles > (int64_t)blockIdx.x ? (a.ntiles - 1 - blockIdx.x) / gridDim.x + 1 : 0;
+  const int64_t mine = kb_gemm_mine(a);
   const int64_t nchunks = mine * S::NKC;
   float acc[8][8];
 
-  for (int e = tid; e < P * Q; e += S::NT)
-    Bs[e] = a.F[(e % Q) * a.fs_l + (e / Q) * a.fs_k];
+  kb_gemm_stage_factor<P, Q, S::NT>(a, Bs);
 
-  // chunk g of this block: tile blockIdx.x + (g / NKC) * gridDim.x, its
-  // k-chunk g % NKC, into stage g % ST
+  // chunk g of this block (kb_gemm_tile) into stage g % ST
   auto load = [&](int64_t g) {
-    const int64_t t = blockIdx.x + (g / S::NKC) * gridDim.x;
     const int kc = (int)(g % S::NKC);
-    const int64_t r = t / a.tps, sb = t % a.tps;
+    int64_t r, sb;
+    kb_gemm_tile(a, g, S::NKC, &r, &sb);
     const float *src = a.in + r * a.in_rs + sb * TS * P + kc * TKC;
     const unsigned dst = (unsigned)__cvta_generic_to_shared(As + (int)(g % ST) * S::STAGE);
     if (a.vec) {
@@ -161,8 +208,8 @@ kb_gemm_kernel(const kb_gemm_args a)
       }
     }
     if (kc == S::NKC - 1) {
-      const int64_t t = blockIdx.x + (g / S::NKC) * gridDim.x;
-      const int64_t r = t / a.tps, sb = t % a.tps;
+      int64_t r, sb;
+      kb_gemm_tile(a, g, S::NKC, &r, &sb);
       float *o = a.out + r * a.out_rs + sb * TS + ts;
 #pragma unroll
       for (int j = 0; j < 8; j++) {
@@ -171,13 +218,7 @@ kb_gemm_kernel(const kb_gemm_args a)
 #pragma unroll
         for (int i = 0; i < 8; i++) {
           float *yi = y + i * (TS / 8);
-          const float v = acc[i][j];
-          if (a.epilogue == KB_EPI_NONE)
-            *yi = v;
-          else if (a.epilogue == KB_EPI_AXPBY && !a.beta_zero)
-            *yi = a.alpha * v + a.beta * *yi;
-          else
-            *yi = a.alpha * v;
+          *yi = kb_gemm_epi(a, acc[i][j], yi);
           acc[i][j] = 0.0f;
         }
       }
@@ -206,6 +247,12 @@ kb_gemm_kernel(const kb_gemm_args a)
 // tuner's timing of one 64x64 factor at K = 2^18, m = 1024): TS = 128,
 // MINB = 3: 0.925 ms against 0.954 for kb_gemm_kernel and 0.985 for
 // cuBLAS; MINB = 4 (128 registers, the staged blocks spilled) 1.064.
+// Session 36: 128x128, TS = 128, MINB = 2 0.1165 ms at K = 2^14, m = 1024
+// (cuBLAS 0.1205, kb_gemm_kernel 0.1256), 0.219 at K = 2^21, m = 16
+// (cuBLAS 0.221); W84 0.938 and TS = 64 (MINB 6) 1.02-1.03 for 64x64, TS =
+// 64 0.1234 for 128x128: tuner-only.  ncu (64x64, TS = 128): 2.8 warps a
+// scheduler, 66% of issue slots busy, its stalls "not selected" (1.17 of
+// 4.08 cycles an instruction), short scoreboard 0.51, no instruction 0.53.
 template <int P, int Q, int TS, int MINB, int FAST, int W84>
 struct kb_gemm_kt_shape {
   static constexpr int TKC = 32, NKC = P / TKC, RS = TS + 4, STAGE = TKC * RS;
@@ -228,21 +275,19 @@ kb_gemm_kt_kernel(const kb_gemm_args a)
   const int tid = threadIdx.x;
   const int ts = W84 ? tid % 8 + 8 * (tid / 32 % (TS / 64)) : tid % (TS / 8);
   const int tq = W84 ? tid / 8 % 4 + 4 * (tid / 32 / (TS / 64)) : tid / (TS / 8);
-  const int64_t mine = a.ntiles > (int64_t)blockIdx.x ? (a.ntiles - 1 - blockIdx.x) / gridDim.x + 1 : 0;
+  const int64_t mine = kb_gemm_mine(a);
   const int64_t nchunks = mine * NKC;
   float acc[8][8];
   float4 stg[NBLK][4];
 
-  for (int e = tid; e < P * Q; e += NT)
-    Bs[e] = a.F[(e % Q) * a.fs_l + (e / Q) * a.fs_k];
+  kb_gemm_stage_factor<P, Q, NT>(a, Bs);
 
-  // chunk g: tile blockIdx.x + (g / NKC) * gridDim.x, k-chunk g % NKC.
-  // Block b of a thread: k-group kg = blk % 8, slice group G = blk / 8; a
+  // chunk g (kb_gemm_tile) into registers.  Block b of a thread: k-group kg = blk % 8, slice group G = blk / 8; a
   // warp's loads of one j are 4 slices' 128 contiguous bytes each.
   auto load = [&](int64_t g) {
-    const int64_t t = blockIdx.x + (g / NKC) * gridDim.x;
     const int kc = (int)(g % NKC);
-    const int64_t r = t / a.tps, sb = t % a.tps;
+    int64_t r, sb;
+    kb_gemm_tile(a, g, NKC, &r, &sb);
     const float *src = a.in + r * a.in_rs + sb * TS * P + kc * TKC;
 #pragma unroll
     for (int b = 0; b < NBLK; b++) {
@@ -300,8 +345,8 @@ kb_gemm_kt_kernel(const kb_gemm_args a)
           acc[i][j] = fmaf(av[i], bv[j], acc[i][j]);
     }
     if (kc == NKC - 1) {
-      const int64_t t = blockIdx.x + (g / NKC) * gridDim.x;
-      const int64_t r = t / a.tps, sb = t % a.tps;
+      int64_t r, sb;
+      kb_gemm_tile(a, g, NKC, &r, &sb);
       float *o = a.out + r * a.out_rs + sb * TS + 4 * ts;
 #pragma unroll
       for (int j = 0; j < 8; j++) {
@@ -309,14 +354,8 @@ kb_gemm_kt_kernel(const kb_gemm_args a)
 #pragma unroll
         for (int h = 0; h < 2; h++) {
           float *y = o + (int64_t)l * a.S + h * (TS / 2);
-          float4 v = make_float4(acc[4 * h][j], acc[4 * h + 1][j], acc[4 * h + 2][j], acc[4 * h + 3][j]);
-          if (a.epilogue == KB_EPI_AXPBY && !a.beta_zero) {
-            const float4 w = FAST ? *(const float4 *)y : make_float4(y[0], y[1], y[2], y[3]);
-            v = make_float4(a.alpha * v.x + a.beta * w.x, a.alpha * v.y + a.beta * w.y,
-                            a.alpha * v.z + a.beta * w.z, a.alpha * v.w + a.beta * w.w);
-          } else if (a.epilogue != KB_EPI_NONE) {
-            v = make_float4(a.alpha * v.x, a.alpha * v.y, a.alpha * v.z, a.alpha * v.w);
-          }
+          const float4 v = kb_gemm_epi4<FAST>(
+              a, make_float4(acc[4 * h][j], acc[4 * h + 1][j], acc[4 * h + 2][j], acc[4 * h + 3][j]), y);
           if (FAST) {
             *(float4 *)y = v;
           } else {
