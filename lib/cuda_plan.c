@@ -326,6 +326,8 @@ static double kb_cublas_cost(const kb_problem_t *pb, const kb_dev_rates_t *dv, i
  * rounds counted.  The other kt entries ran slower than these two. */
 static double kb_gemm_rate(const kb_cuda_gemm_info_t *g)
 {
+  if (g->kt && g->ku != 0 && g->ku != g->TKC)
+    return 0;
   if (g->kt)
     return g->kt == 1 && g->TS == 128 && g->P == 64 && g->minb == 3    ? 37.1e12
            : g->kt == 1 && g->TS == 128 && g->P == 128 && g->minb == 2 ? 38e12
@@ -385,8 +387,9 @@ int kb_cuda_gemm_word(int index, char *buf, int size)
   int n;
   if (g == NULL || size <= 0)
     return -1;
-  n = snprintf(buf, (size_t)size, "gemm:p%d:q%d:ts%d:tk%d:st%d:mb%d%s", g->P, g->Q, g->TS, g->TKC, g->stages,
-               g->minb, g->kt == 2 ? ":kt:w84" : g->kt ? ":kt" : "");
+  n = snprintf(buf, (size_t)size, "gemm:p%d:q%d:ts%d:tk%d:st%d:mb%d%s%s", g->P, g->Q, g->TS, g->TKC, g->stages,
+               g->minb, g->kt == 2 ? ":kt:w84" : g->kt ? ":kt" : "",
+               g->ku == 4 ? ":u4" : g->ku == 8 ? ":u8" : g->ku == 16 ? ":u16" : "");
   return n >= 0 && n < size ? n : -1;
 }
 

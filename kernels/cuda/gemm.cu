@@ -253,7 +253,7 @@ kb_gemm_kernel(const kb_gemm_args a)
 // 64 0.1234 for 128x128: tuner-only.  ncu (64x64, TS = 128): 2.8 warps a
 // scheduler, 66% of issue slots busy, its stalls "not selected" (1.17 of
 // 4.08 cycles an instruction), short scoreboard 0.51, no instruction 0.53.
-template <int P, int Q, int TS, int MINB, int FAST, int W84>
+template <int P, int Q, int TS, int MINB, int FAST, int W84, int KU = 32>
 struct kb_gemm_kt_shape {
   static constexpr int TKC = 32, NKC = P / TKC, RS = TS + 4, STAGE = TKC * RS;
   static constexpr int NT = (TS / 8) * (Q / 8);
@@ -263,7 +263,7 @@ struct kb_gemm_kt_shape {
                 P * Q % NT == 0, "kt tile");
 };
 
-template <int P, int Q, int TS, int MINB, int FAST, int W84>
+template <int P, int Q, int TS, int MINB, int FAST, int W84, int KU>
 __global__ void __launch_bounds__(kb_gemm_kt_shape<P, Q, TS, MINB, FAST, W84>::NT, MINB)
 kb_gemm_kt_kernel(const kb_gemm_args a)
 {
@@ -332,7 +332,7 @@ kb_gemm_kt_kernel(const kb_gemm_args a)
     const float *A = As + (int)(g % 2) * STAGE + 4 * ts;
     const int kc = (int)(g % NKC);
     const float *B = Bs + kc * TKC * Q + 4 * tq;
-#pragma unroll
+#pragma unroll KU
     for (int k = 0; k < TKC; k++) {
       const float4 a0 = *(const float4 *)(A + k * RS), a1 = *(const float4 *)(A + k * RS + TS / 2);
       const float4 b0 = *(const float4 *)(B + k * Q), b1 = *(const float4 *)(B + k * Q + Q / 2);
@@ -404,24 +404,24 @@ static int kb_gemm_launch_t(const kb_gemm_args &a, unsigned grid, void *stream)
     (const void *)kb_gemm_kernel<P, Q, TS, TKC, ST, MINB>, nullptr, kb_gemm_launch_t<P, Q, TS, TKC, ST, MINB> }
 
 // kb_gemm_kt_kernel: 16-byte accesses where X and Y allow them.
-template <int P, int Q, int TS, int MINB, int W84>
+template <int P, int Q, int TS, int MINB, int W84, int KU>
 static int kb_gemm_kt_launch_t(const kb_gemm_args &a, unsigned grid, void *stream)
 {
   typedef kb_gemm_kt_shape<P, Q, TS, MINB, 1, W84> S;
   if (a.vec && a.vec_out)
-    kb_gemm_kt_kernel<P, Q, TS, MINB, 1, W84><<<grid, S::NT, S::SMEM, (cudaStream_t)stream>>>(a);
+    kb_gemm_kt_kernel<P, Q, TS, MINB, 1, W84, KU><<<grid, S::NT, S::SMEM, (cudaStream_t)stream>>>(a);
   else
-    kb_gemm_kt_kernel<P, Q, TS, MINB, 0, W84><<<grid, S::NT, S::SMEM, (cudaStream_t)stream>>>(a);
+    kb_gemm_kt_kernel<P, Q, TS, MINB, 0, W84, KU><<<grid, S::NT, S::SMEM, (cudaStream_t)stream>>>(a);
   return (int)cudaGetLastError();
 }
 
 // Its occupancy is read from the FAST kernel; both use the same registers
 // bound (MINB) and shared memory.  kt: 1, or 2 with W84.
-#define KB_GEMM_KT_ENTRY(P, Q, TS, MINB, W84)                                                       \
+#define KB_GEMM_KT_ENTRY(P, Q, TS, MINB, W84, KU)                                                   \
   { { P, Q, TS, 32, 2, MINB, 1 + W84, kb_gemm_kt_shape<P, Q, TS, MINB, 1, W84>::NT,                 \
-      kb_gemm_kt_shape<P, Q, TS, MINB, 1, W84>::SMEM },                                             \
-    (const void *)kb_gemm_kt_kernel<P, Q, TS, MINB, 1, W84>,                                        \
-    (const void *)kb_gemm_kt_kernel<P, Q, TS, MINB, 0, W84>, kb_gemm_kt_launch_t<P, Q, TS, MINB, W84> }
+      kb_gemm_kt_shape<P, Q, TS, MINB, 1, W84>::SMEM, KU },                                         \
+    (const void *)kb_gemm_kt_kernel<P, Q, TS, MINB, 1, W84, KU>,                                    \
+    (const void *)kb_gemm_kt_kernel<P, Q, TS, MINB, 0, W84, KU>, kb_gemm_kt_launch_t<P, Q, TS, MINB, W84, KU> }
 
 // The instantiations; index i is kernel KB_KERNEL_GEMM_0 - i within a
 // process (tuning files name them by their parameters, kb_cuda_gemm_word).
@@ -430,11 +430,16 @@ static const kb_gemm_entry kb_gemm_table[] = {
   KB_GEMM_ENTRY(64, 64, 64, 32, 4, 3),
   KB_GEMM_ENTRY(128, 128, 128, 32, 3, 1),
   KB_GEMM_ENTRY(128, 128, 64, 32, 4, 2),
-  KB_GEMM_KT_ENTRY(64, 64, 128, 3, 0),
-  KB_GEMM_KT_ENTRY(64, 64, 128, 3, 1),
-  KB_GEMM_KT_ENTRY(64, 64, 64, 6, 0),
-  KB_GEMM_KT_ENTRY(128, 128, 128, 2, 0),
-  KB_GEMM_KT_ENTRY(128, 128, 64, 2, 0),
+  KB_GEMM_KT_ENTRY(64, 64, 128, 3, 0, 32),
+  KB_GEMM_KT_ENTRY(64, 64, 128, 3, 1, 32),
+  KB_GEMM_KT_ENTRY(64, 64, 64, 6, 0, 32),
+  KB_GEMM_KT_ENTRY(128, 128, 128, 2, 0, 32),
+  KB_GEMM_KT_ENTRY(128, 128, 64, 2, 0, 32),
+  KB_GEMM_KT_ENTRY(64, 64, 128, 3, 0, 8),
+  KB_GEMM_KT_ENTRY(64, 64, 128, 3, 0, 16),
+  KB_GEMM_KT_ENTRY(64, 64, 128, 3, 0, 4),
+  KB_GEMM_KT_ENTRY(128, 128, 128, 2, 0, 8),
+  KB_GEMM_KT_ENTRY(128, 128, 128, 2, 0, 16),
 };
 static const int kb_gemm_n = (int)(sizeof kb_gemm_table / sizeof kb_gemm_table[0]);
 

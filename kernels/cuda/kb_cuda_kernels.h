@@ -321,6 +321,7 @@ void kb_cuda_row_magic(uint32_t d, uint32_t *mul, int *sh);
  * ones. */
 typedef struct {
   int P, Q, TS, TKC, stages, minb, kt, threads, smem;
+  int ku;   /* kt: its k-loop unrolled by ku (0 or 32: fully) */
 } kb_cuda_gemm_info_t;
 int kb_cuda_gemm_count(void);
 const kb_cuda_gemm_info_t *kb_cuda_gemm_info(int index);
