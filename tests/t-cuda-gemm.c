@@ -19,11 +19,7 @@
 #define W64K6 "gemm:p64:q64:ts64:tk32:st2:mb6:kt"
 #define W128K "gemm:p128:q128:ts128:tk32:st2:mb2:kt"
 #define W128K64 "gemm:p128:q128:ts64:tk32:st2:mb2:kt"
-#define W64U4 "gemm:p64:q64:ts128:tk32:st2:mb3:kt:u4"
-#define W64U8 "gemm:p64:q64:ts128:tk32:st2:mb3:kt:u8"
 #define W64U16 "gemm:p64:q64:ts128:tk32:st2:mb3:kt:u16"
-#define W128U8 "gemm:p128:q128:ts128:tk32:st2:mb2:kt:u8"
-#define W128U16 "gemm:p128:q128:ts128:tk32:st2:mb2:kt:u16"
 
 /* Shapes whose 64x64 (128x128) factors see S = K/P a multiple of 128:
  * the first step S = 2*64 (3*128), the last after a 2x4 (3x2) factor. */
@@ -49,9 +45,8 @@ static void forced(void)
     { pA, qA, "2:1:" W64K3W " 1:1:generic 0:1:" W64K6, 40 },
     { pB, qB, "2:1:" W128K " 1:1:" W128K64 " 0:1:generic", 3 },
     { pC, qC, "2:1:" W128K64 " 1:1:generic 0:1:" W128K, 5 },
-    { pA, qA, "2:1:" W64U8 " 1:1:generic 0:1:" W64U16, 40 },
-    { pA, qA, "2:1:" W64U4 " 1:1:generic 0:1:" W64U4, 40 },
-    { pB, qB, "2:1:" W128U8 " 1:1:" W128U16 " 0:1:generic", 3 },
+    { pA, qA, "2:1:" W64U16 " 1:1:generic 0:1:" W64U16, 40 },
+    { pA, qA, "2:1:" W64K3 " 1:1:" W64U16 " 0:1:generic", 40 },
   };
   size_t s;
   int rep;

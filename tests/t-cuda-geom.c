@@ -156,7 +156,8 @@ static void plan_8x8_6(void)
  * kernel (kernels/cuda/gemm.cu): float 1024_64x64^3 and 16_64x64^4 on it,
  * in tiles of 128 slices with the slices k-major (kb_gemm_kt_kernel), every
  * step (H200, session 35: 0.925 ms a factor against 0.954 for the
- * slice-major kernel and cuBLAS' 0.984); float 1024_128x128^2,
+ * slice-major kernel and cuBLAS' 0.984), its k-loop unrolled by 16
+ * (session 36: 0.877); float 1024_128x128^2,
  * 16_128x128^3 and 320_128x128^3 on its 128x128 k-major entry (session
  * 36: 0.1165 ms a factor at m = 1024 against cuBLAS' 0.1205); double
  * 1024_64x64^3 not (it has no double entries). */
@@ -165,7 +166,7 @@ static void plan_gemm(kronblasDataType_t type, int64_t m, int nf, int64_t P, int
   int64_t p[4], fs_l[4], fs_k[4], n, i;
   kb_cuda_pstep_t steps[4];
   kb_problem_t pb;
-  int on = 0, on128 = 0, onkt = 0;
+  int on = 0, on128 = 0, onkt = 0, onu16 = 0;
   char w[96];
   for (i = 0; i < nf; i++) {
     p[i] = P;
@@ -183,13 +184,14 @@ static void plan_gemm(kronblasDataType_t type, int64_t m, int nf, int64_t P, int
       if (kb_cuda_gemm_word(KB_KERNEL_GEMM_0 - steps[i].kernel, w, (int)sizeof w) > 0) {
         on128 += strstr(w, ":ts128:") != NULL;
         onkt += strstr(w, ":kt") != NULL;
+        onu16 += strstr(w, ":u16") != NULL;
       }
     }
-  tap_ok(want ? n == nf && on == nf && on128 == nf && onkt == nf : on == 0,
+  tap_ok(want ? n == nf && on == nf && on128 == nf && onkt == nf && onu16 == (P == 64 ? nf : 0) : on == 0,
          "%s %lld_%lldx%lld^%d: the model's plan %s the slice-GEMM kernel (%lld steps, %d on it, %d in tiles of "
-         "128, %d k-major)",
+         "128, %d k-major, %d with the k-loop unrolled by 16)",
          type == KRONBLAS_R_32F ? "float" : "double", (long long)m, (long long)P, (long long)P, nf,
-         want ? "runs every step on" : "keeps off", (long long)n, on, on128, onkt);
+         want ? "runs every step on" : "keeps off", (long long)n, on, on128, onkt, onu16);
 }
 
 /* Whether the row kernel's magic numbers (the multiplier plus delta: a

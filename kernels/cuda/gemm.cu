@@ -252,7 +252,11 @@ kb_gemm_kernel(const kb_gemm_args a)
 // (cuBLAS 0.221); W84 0.938 and TS = 64 (MINB 6) 1.02-1.03 for 64x64, TS =
 // 64 0.1234 for 128x128: tuner-only.  ncu (64x64, TS = 128): 2.8 warps a
 // scheduler, 66% of issue slots busy, its stalls "not selected" (1.17 of
-// 4.08 cycles an instruction), short scoreboard 0.51, no instruction 0.53.
+// 4.08 cycles an instruction), short scoreboard 0.51, no instruction 0.53:
+// the fully unrolled k-loop (2048 FFMAs a chunk) runs out of the
+// instruction cache.  KU: the k-loop unrolled by KU steps.  64x64 with KU
+// = 16: 0.877 ms (KU = 8 0.895, 4 0.943, 32 0.933); 128x128 with KU = 8 or
+// 16 0.126-0.128 against 0.1164 at 32 (ptxas spills at 128 registers).
 template <int P, int Q, int TS, int MINB, int FAST, int W84, int KU = 32>
 struct kb_gemm_kt_shape {
   static constexpr int TKC = 32, NKC = P / TKC, RS = TS + 4, STAGE = TKC * RS;
@@ -435,11 +439,7 @@ static const kb_gemm_entry kb_gemm_table[] = {
   KB_GEMM_KT_ENTRY(64, 64, 64, 6, 0, 32),
   KB_GEMM_KT_ENTRY(128, 128, 128, 2, 0, 32),
   KB_GEMM_KT_ENTRY(128, 128, 64, 2, 0, 32),
-  KB_GEMM_KT_ENTRY(64, 64, 128, 3, 0, 8),
   KB_GEMM_KT_ENTRY(64, 64, 128, 3, 0, 16),
-  KB_GEMM_KT_ENTRY(64, 64, 128, 3, 0, 4),
-  KB_GEMM_KT_ENTRY(128, 128, 128, 2, 0, 8),
-  KB_GEMM_KT_ENTRY(128, 128, 128, 2, 0, 16),
 };
 static const int kb_gemm_n = (int)(sizeof kb_gemm_table / sizeof kb_gemm_table[0]);
 
