@@ -46,7 +46,7 @@ static void forced(void)
     { pB, qB, "2:1:" W128K " 1:1:" W128K64 " 0:1:generic", 3 },
     { pC, qC, "2:1:" W128K64 " 1:1:generic 0:1:" W128K, 5 },
     { pA, qA, "2:1:" W64U16 " 1:1:generic 0:1:" W64U16, 40 },
-    { pA, qA, "2:1:" W64K3 " 1:1:" W64U16 " 0:1:generic", 40 },
+    { pA, qA, "2:1:" W64U16 " 1:1:generic 0:1:" W64K3, 40 },
   };
   size_t s;
   int rep;
