@@ -157,10 +157,10 @@ static void plan_8x8_6(void)
  * in tiles of 128 slices with the slices k-major (kb_gemm_kt_kernel), every
  * step (H200, session 35: 0.925 ms a factor against 0.954 for the
  * slice-major kernel and cuBLAS' 0.984), its k-loop unrolled by 16
- * (session 36: 0.877); float 1024_128x128^2,
- * 16_128x128^3 and 320_128x128^3 on its 128x128 k-major entry (session
- * 36: 0.1165 ms a factor at m = 1024 against cuBLAS' 0.1205); double
- * 1024_64x64^3 not (it has no double entries). */
+ * (session 36: 0.877); float 1024_128x128^2, 16_128x128^3 and
+ * 320_128x128^3 on its 128x128 k-major entry (session 36: 0.1165 ms a
+ * factor at m = 1024 against cuBLAS' 0.1205); double 1024_64x64^3 not (it
+ * has no double entries). */
 static void plan_gemm(kronblasDataType_t type, int64_t m, int nf, int64_t P, int want)
 {
   int64_t p[4], fs_l[4], fs_k[4], n, i;

@@ -28,12 +28,13 @@
 // thread in 256-thread blocks at 121-128 registers (0.975; with the next
 // k-group's slices read ahead 0.956: 3.8 warps a scheduler, 68.6% of
 // issue slots, but the 1.5x shared reads fill the L1 wavefront pipe to
-// 80%), their warps as 8 x 4 threads (0.988-1.003).  Faster, and what
-// the model picks since session 36: kb_gemm_kt_kernel below, slices stored
-// k-major through registers with 16-byte loads and stores, 167 registers,
-// three blocks an SM: 0.925, 0.877 with its k-loop unrolled by 16; its
-// 128x128 entry 0.1165 against cuBLAS' 0.1205.  This kernel's stalls sit in the FFMAs' operands (short
-// scoreboard, dispatch), which two warps a scheduler do not cover.
+// 80%), their warps as 8 x 4 threads (0.988-1.003).  This kernel's
+// stalls sit in the FFMAs' operands (short scoreboard, dispatch), which
+// two warps a scheduler do not cover.  Faster, and what the model picks
+// since session 36 (this one is the tuner's): kb_gemm_kt_kernel below,
+// slices stored k-major through registers with 16-byte loads and stores,
+// 167 registers, three blocks an SM: 0.925, 0.877 with its k-loop
+// unrolled by 16; its 128x128 entry 0.1165 against cuBLAS' 0.1205.
 //
 // Shared layout: the factor as B[k][l] (l fastest); then ST stages of one
 // k-chunk of a tile, slice s's TKC elements at s * (TKC + 4): the padding
@@ -257,7 +258,7 @@ kb_gemm_kernel(const kb_gemm_args a)
 // instruction cache.  KU: the k-loop unrolled by KU steps.  64x64 with KU
 // = 16: 0.877 ms (KU = 8 0.895, 4 0.943, 32 0.933); 128x128 with KU = 8 or
 // 16 0.126-0.128 against 0.1164 at 32 (ptxas spills at 128 registers).
-template <int P, int Q, int TS, int MINB, int FAST, int W84, int KU = 32>
+template <int P, int Q, int TS, int MINB, int FAST, int W84>
 struct kb_gemm_kt_shape {
   static constexpr int TKC = 32, NKC = P / TKC, RS = TS + 4, STAGE = TKC * RS;
   static constexpr int NT = (TS / 8) * (Q / 8);

@@ -311,9 +311,10 @@ void kb_cuda_row_magic(uint32_t d, uint32_t *mul, int *sh);
 /* The slice-GEMM kernel's instantiations (KB_KERNEL_GEMM_0 - index):
  * factor P x Q, TS slices of a vector per tile, k-chunks of TKC, stages of
  * the copy pipeline, minimum blocks per SM asked of ptxas, slices stored
- * k-major through registers (kt: kb_gemm_kt_kernel; 2: its warps as 8 x 4
- * threads), threads and
- * dynamic shared memory (bytes) per block.  kb_cuda_gemm_info: NULL past
+ * k-major through registers (kt: 1 kb_gemm_kt_kernel, 2 the same with
+ * its warps as 8 x 4 threads, 0 kb_gemm_kernel), threads and dynamic
+ * shared memory (bytes) per block, and for kt the k-steps its k-loop
+ * unrolls (ku; 0 or TKC: all of a chunk).  kb_cuda_gemm_info: NULL past
  * the last.  kb_cuda_gemm_find: 0 if instantiation index can apply a
  * p x q factor of type to vectors of length K, -1 if not.  The launch also
  * needs in_is == out_is == 1, nf == 1 and host scalars; it copies the
@@ -321,7 +322,7 @@ void kb_cuda_row_magic(uint32_t d, uint32_t *mul, int *sh);
  * ones. */
 typedef struct {
   int P, Q, TS, TKC, stages, minb, kt, threads, smem;
-  int ku;   /* kt: its k-loop unrolled by ku (0 or 32: fully) */
+  int ku;
 } kb_cuda_gemm_info_t;
 int kb_cuda_gemm_count(void);
 const kb_cuda_gemm_info_t *kb_cuda_gemm_info(int index);
