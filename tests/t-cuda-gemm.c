@@ -51,7 +51,7 @@ static void forced(void)
   size_t s;
   int rep;
   for (s = 0; s < sizeof sh / sizeof sh[0]; s++)
-    for (rep = 0; rep < 4; rep++) {
+    for (rep = 0; rep < 5; rep++) {
       tc_case_t c;
       /* LEFT with X not transposed: X and Y contiguous along K/L */
       tc_case_init(&c, KRONBLAS_R_32F, KRONBLAS_SIDE_LEFT, KRONBLAS_OP_N, (int)tc_range(0, 1),
@@ -60,12 +60,13 @@ static void forced(void)
         c.ldx = tc_K(&c);   /* rows aligned: 16-byte copies */
         tc_beta_zero(&c);
       } else if (rep == 1) {
-        /* rows of X (or, for the k-major kernel's stores, of Y) off 16
-         * bytes: 4-byte accesses */
-        if (tc_range(0, 1))
-          c.ldx = tc_K(&c) + 1;
-        else
-          c.ldy = tc_L(&c) + 1;
+        c.ldx = tc_K(&c) + 1;   /* rows of X off 16 bytes: 4-byte copies */
+        c.m = 2 + c.m % 4;
+      } else if (rep == 4) {
+        /* X aligned, rows of Y off 16 bytes: the k-major kernel's 4-byte
+         * stores where the last step writes Y */
+        c.ldx = tc_K(&c);
+        c.ldy = tc_L(&c) + 1;
         c.m = 2 + c.m % 4;
       } else if (rep == 2) {
         c.variant = TC_SB;   /* strided batches, factors per entry or shared */
