@@ -329,6 +329,16 @@ static double kb_cublas_cost(const kb_problem_t *pb, const kb_dev_rates_t *dv, i
 static double kb_gemm_rate(const kb_cuda_gemm_info_t *g)
 {
   const int full = g->ku == 0 || g->ku == g->TKC;
+  /* The pair kernel (two fused 16x16 factors), session 37's stand-alone
+   * trial on an H200: tiles of 64 slabs, two stages, 0.599 ms at K = 2^24,
+   * m = 16 (28.7 TFLOP/s); tiles of 32, three stages, 0.612 there and
+   * 2.427 at K = 2^20, m = 1024 (28.3); tiles of 32, two stages, three
+   * blocks an SM, 0.651 (tuner only).  Its bytes are priced at the fast
+   * launches' bandwidth, so on an H100, where those bytes take longer than
+   * its FMAs, it ties the fast kernel's two fused 16x16 factors and the
+   * planner keeps those (measured only on the H200). */
+  if (g->F == 2)
+    return g->stages == 2 && g->minb == 3 ? 0 : g->TS == 64 ? 28.7e12 : 28.3e12;
   if (g->kt == 1 && g->TS == 128 && g->P == 64 && g->minb == 3)
     return g->ku == 16 ? 39.5e12 : full ? 37.1e12 : 0;
   if (g->kt == 1 && g->TS == 128 && g->P == 128 && g->minb == 2)
@@ -338,6 +348,10 @@ static double kb_gemm_rate(const kb_cuda_gemm_info_t *g)
   return g->TS >= 128 ? 36.3e12 : 33.4e12;
 }
 
+/* The pair kernel's smallest size timed (session 37: 2^24 elements, m =
+ * 16, K = 2^20, 0.050 ms), below which the model leaves it to the tuner. */
+#define KB_GEMM_PAIR_MIN_ELEMS 16777216.0
+
 /* Below these many elements of m x K the model leaves the slice-GEMM
  * kernel to the tuner: 2^25 for P = 64 (the sizes of KB_CUBLAS_SMALL_ELEMS,
  * where the model keeps the plans it had: float 16_64x64^3 and
@@ -346,6 +360,8 @@ static double kb_gemm_rate(const kb_cuda_gemm_info_t *g)
  * no fused launch competes. */
 static double kb_gemm_min_elems(const kb_cuda_gemm_info_t *g)
 {
+  if (g->F == 2)
+    return KB_GEMM_PAIR_MIN_ELEMS;
   return g->P >= 128 ? 16777216.0 : KB_CUBLAS_SMALL_ELEMS;
 }
 
@@ -357,26 +373,37 @@ static double kb_gemm_cost(const kb_problem_t *pb, const kb_dev_rates_t *dv, int
 {
   const kb_cuda_gemm_info_t *g = kb_cuda_gemm_info(KB_KERNEL_GEMM_0 - kernel);
   const double esz = (double)kb_type_size(pb->type), m = (double)pb->m;
-  const double Kn = (double)K / pb->p[i] * pb->q[i];
-  int64_t tiles, slots, rounds;
+  double Kn = (double)K, flops = 0;
+  int64_t tiles, slots, rounds, slab = 1;
   double tb, tf, rate;
+  int f;
   if (g == NULL || (rate = kb_gemm_rate(g)) <= 0 || m * (double)K < kb_gemm_min_elems(g))
     return -1;
-  tiles = pb->m * (K / pb->p[i] / g->TS);
+  for (f = 0; f < g->F; f++) {
+    flops += 2.0 * m * Kn * pb->q[i - f];
+    Kn = Kn / pb->p[i - f] * pb->q[i - f];
+    slab *= pb->p[i - f];
+  }
+  tiles = pb->m * (K / slab / g->TS);
   slots = (int64_t)(nsm > 0 ? nsm : 132) * g->minb;
   rounds = (tiles + slots - 1) / slots;
   tb = m * ((double)K + Kn) * esz / dv->bw;
-  tf = 2.0 * m * Kn * pb->p[i] / (rate * dv->fma) * ((double)rounds * (double)slots / (double)tiles);
+  tf = flops / (rate * dv->fma) * ((double)rounds * (double)slots / (double)tiles);
   return (tb > tf ? tb : tf) + KB_LAUNCH_S;
 }
 
 int kb_cuda_gemm_usable(const kb_problem_t *pb, int64_t i, int64_t K, int index)
 {
-  if (pb->type != KRONBLAS_R_32F || pb->pointer_mode != KRONBLAS_POINTER_MODE_HOST)
+  const kb_cuda_gemm_info_t *g = kb_cuda_gemm_info(index);
+  int f;
+  if (g == NULL || pb->type != KRONBLAS_R_32F || pb->pointer_mode != KRONBLAS_POINTER_MODE_HOST || i + 1 < g->F)
     return 0;
   /* X along K where this step reads it, Y along L where it writes it */
-  if ((i == pb->nfactors - 1 && pb->xs_k != 1) || (i == 0 && pb->ys_l != 1))
+  if ((i == pb->nfactors - 1 && pb->xs_k != 1) || (i + 1 == g->F && pb->ys_l != 1))
     return 0;
+  for (f = 1; f < g->F; f++)
+    if (pb->p[i - f] != pb->p[i] || pb->q[i - f] != pb->q[i])
+      return 0;
   return kb_cuda_gemm_find((int)pb->type, pb->p[i], pb->q[i], K, index) == 0;
 }
 
@@ -389,7 +416,7 @@ int kb_cuda_gemm_word(int index, char *buf, int size)
   if (g == NULL || size <= 0)
     return -1;
   n = snprintf(buf, (size_t)size, "gemm:p%d:q%d:ts%d:tk%d:st%d:mb%d%s", g->P, g->Q, g->TS, g->TKC, g->stages,
-               g->minb, g->kt == 2 ? ":kt:w84" : g->kt ? ":kt" : "");
+               g->minb, g->kt == 2 ? ":kt:w84" : g->kt ? ":kt" : g->F == 2 ? ":f2" : "");
   if (n >= 0 && n < size && g->ku != 0 && g->ku != g->TKC)
     n += snprintf(buf + n, (size_t)(size - n), ":u%d", g->ku);
   return n >= 0 && n < size ? n : -1;
@@ -1041,16 +1068,18 @@ again:
         choice_k[i] = c;
       }
     }
-    /* The slice-GEMM kernel's instantiations (one factor each). */
+    /* The slice-GEMM kernel's instantiations (one factor each, or two:
+     * the pair kernel). */
     for (c = 0; (policy == KRONBLAS_KERNELS_ALL || policy == KRONBLAS_KERNELS_NO_FUSION) && c < kb_cuda_gemm_count();
          c++) {
+      const int F = kb_cuda_gemm_info(c)->F;
       double t;
-      if (!kb_cuda_gemm_usable(pb, i, Kin[i], c))
+      if ((F > 1 && policy != KRONBLAS_KERNELS_ALL) || !kb_cuda_gemm_usable(pb, i, Kin[i], c))
         continue;
-      t = cost(ctx, i, Kin[i], KB_KERNEL_GEMM_0 - c, 1);
-      if (t >= 0 && t + best[i] < best[i + 1]) {
-        best[i + 1] = t + best[i];
-        choice_nf[i] = 1;
+      t = cost(ctx, i, Kin[i], KB_KERNEL_GEMM_0 - c, F);
+      if (t >= 0 && t + best[i + 1 - F] < best[i + 1]) {
+        best[i + 1] = t + best[i + 1 - F];
+        choice_nf[i] = F;
         choice_k[i] = KB_KERNEL_GEMM_0 - c;
       }
     }

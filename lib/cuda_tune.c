@@ -751,12 +751,13 @@ kronblasStatus_t kb_cuda_wisdom_add(struct kronblasContext *h, const char *keys,
       if (nf != 1 || !kb_cuda_col_usable(&pb, k.policy))
         goto bad;
     } else if (strncmp(word, "gemm:", 5) == 0) {
-      /* gemm:..., one float factor on the slice-GEMM kernel: X along K,
-       * Y along L, host scalars (kb_cuda_gemm_usable). */
+      /* gemm:..., one float factor on the slice-GEMM kernel (two on its
+       * pair kernel, ":f2"): X along K, Y along L, host scalars
+       * (kb_cuda_gemm_usable). */
       const int gi = kb_cuda_gemm_parse(word);
       kern = KB_KERNEL_GEMM_0 - gi;
-      if (gi < 0 || nf != 1 || !real ||
-          (k.policy != KRONBLAS_KERNELS_ALL && k.policy != KRONBLAS_KERNELS_NO_FUSION) ||
+      if (gi < 0 || nf != kb_cuda_gemm_info(gi)->F || !real ||
+          (k.policy != KRONBLAS_KERNELS_ALL && (k.policy != KRONBLAS_KERNELS_NO_FUSION || nf != 1)) ||
           !kb_cuda_gemm_usable(&pb, ih, Kv, gi))
         goto bad;
     } else if (strcmp(word, "cublas") == 0) {

@@ -1,6 +1,7 @@
 /* t-cuda-gemm.c - the slice-GEMM kernel (kernels/cuda/gemm.cu: one float
  * 64x64 or 128x128 factor as a register-tiled GEMM per vector over a
- * resident grid) against the CPU backend: each instantiation forced
+ * resident grid; its pair kernel, two fused 16x16 factors) against the CPU
+ * backend: each instantiation forced
  * through wisdom files ("gemm:..." words) as the first step (reading X),
  * a middle one and the last (writing Y with alpha and beta, beta = 0 over
  * a NaN Y), rows of X or Y aligned to 16 bytes or not (4-byte accesses), both
@@ -20,12 +21,19 @@
 #define W128K "gemm:p128:q128:ts128:tk32:st2:mb2:kt"
 #define W128K64 "gemm:p128:q128:ts64:tk32:st2:mb2:kt"
 #define W64U16 "gemm:p64:q64:ts128:tk32:st2:mb3:kt:u16"
+#define WPA "gemm:p16:q16:ts64:tk16:st2:mb1:f2"
+#define WPB "gemm:p16:q16:ts32:tk16:st3:mb2:f2"
+#define WPC "gemm:p16:q16:ts32:tk16:st2:mb3:f2"
 
 /* Shapes whose 64x64 (128x128) factors see S = K/P a multiple of 128:
  * the first step S = 2*64 (3*128), the last after a 2x4 (3x2) factor. */
 static const int64_t pA[] = { 64, 2, 64 }, qA[] = { 64, 4, 64 };
 static const int64_t pB[] = { 3, 128, 128 }, qB[] = { 2, 128, 128 };
 static const int64_t pC[] = { 128, 3, 128 }, qC[] = { 128, 2, 128 };
+/* The pair kernel's (two fused 16x16 factors, tiles of 32 or 64 slabs of
+ * 256): K = 2^16, or 3 * 2^16 then 2^17 around a 3x2 factor. */
+static const int64_t pD[] = { 16, 16, 16, 16 };
+static const int64_t pE[] = { 16, 16, 3, 16, 16 }, qE[] = { 16, 16, 2, 16, 16 };
 
 static void forced(void)
 {
@@ -33,6 +41,7 @@ static void forced(void)
     const int64_t *p, *q;
     const char *plan;
     int64_t maxm;
+    int n;
   } sh[] = {
     { pA, qA, "2:1:" W64A " 1:1:generic 0:1:" W64A, 9 },
     { pA, qA, "2:1:" W64B " 1:1:generic 0:1:" W64B, 9 },
@@ -47,6 +56,12 @@ static void forced(void)
     { pC, qC, "2:1:" W128K64 " 1:1:generic 0:1:" W128K, 5 },
     { pA, qA, "2:1:" W64U16 " 1:1:generic 0:1:" W64U16, 40 },
     { pA, qA, "2:1:" W64U16 " 1:1:generic 0:1:" W64K3, 40 },
+    /* m up to 70: more tiles (70 * 2^16 / 8192 = 560) than the resident
+     * blocks of tiles of 32 (264 or 396) */
+    { pD, pD, "3:2:" WPA " 1:2:" WPB, 70, 4 },
+    { pD, pD, "3:2:" WPC " 1:2:" WPA, 70, 4 },
+    { pE, qE, "4:2:" WPB " 2:1:generic 1:2:" WPC, 5, 5 },
+    { pE, qE, "4:2:" WPA " 2:1:generic 1:2:generic 0:1:generic", 5, 5 },
   };
   size_t s;
   int rep;
@@ -55,7 +70,7 @@ static void forced(void)
       tc_case_t c;
       /* LEFT with X not transposed: X and Y contiguous along K/L */
       tc_case_init(&c, KRONBLAS_R_32F, KRONBLAS_SIDE_LEFT, KRONBLAS_OP_N, (int)tc_range(0, 1),
-                   tc_range(1, sh[s].maxm), 3, sh[s].p, sh[s].q);
+                   tc_range(1, sh[s].maxm), sh[s].n > 0 ? sh[s].n : 3, sh[s].p, sh[s].q);
       if (rep == 0) {
         c.ldx = tc_K(&c);   /* rows aligned: 16-byte copies */
         tc_beta_zero(&c);
@@ -93,6 +108,13 @@ static void bad_words(void)
     { "t0 xk1 yl1 dp0 pol0 m3 64x64,64x64,64x64", "2:2:" W64A " 0:1:generic", "two factors in one step" },
     { "t0 xk1 yl1 dp0 pol0 m3 64x64,2x4,64x64", "2:1:gemm:p64:q64:ts128:tk32:st9:mb2 1:1:generic 0:1:generic",
       "no such instantiation" },
+    { "t0 xk1 yl1 dp0 pol0 m3 16x16,16x16,16x16,16x16", "3:1:" WPA " 2:1:generic 1:1:generic 0:1:generic",
+      "a pair word on one factor" },
+    { "t0 xk1 yl1 dp0 pol0 m3 16x16,16x16,3x2,16x16,16x16", "4:1:generic 3:1:generic 2:2:" WPA " 0:1:generic",
+      "a pair word on 3x2 and 16x16" },
+    { "t0 xk1 yl1 dp0 pol1 m3 16x16,16x16,16x16,16x16", "3:2:" WPA " 1:1:generic 0:1:generic",
+      "a pair word under NO_FUSION" },
+    { "t0 xk1 yl1 dp0 pol0 m3 16x16,16x16,16x16", "2:2:" WPA " 0:1:generic", "a pair word at K = 4096" },
   };
   ts_refused(bad, sizeof bad / sizeof bad[0]);
   tap_ok(ts_import("t0 xk1 yl1 dp0 pol1 m3 64x64,2x4,64x64", "2:1:" W64A " 1:1:generic 0:1:" W64B),
@@ -112,6 +134,13 @@ static void tuned(void)
   tap_ok(b != NULL && strstr(b, " gemm -16 ") != NULL && strstr(b, " gemm -17 ") != NULL &&
              strstr(b, W64A) != NULL,
          "the tuner times both 64x64 instantiations (4_64x64,2x4,64x64 float)");
+  free(b);
+  kronblasForgetWisdom(tc_gpu);
+  tc_case_init(&c, KRONBLAS_R_32F, KRONBLAS_SIDE_LEFT, KRONBLAS_OP_N, KRONBLAS_OP_N, 5, 4, pD, pD);
+  c.tune = 1;
+  b = ts_run_log(&c);
+  tap_ok(b != NULL && strstr(b, WPA) != NULL && strstr(b, WPB) != NULL && strstr(b, WPC) != NULL,
+         "the tuner times the pair kernel's instantiations (5_16x16^4 float)");
   free(b);
   kronblasForgetWisdom(tc_gpu);
 }

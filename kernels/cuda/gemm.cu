@@ -45,6 +45,7 @@
 #include "kb_cuda_kernels.h"
 #include "kb_cuda_ops.cuh"
 
+#include <climits>
 #include <mutex>
 
 template <int P, int Q, int TS, int TKC, int ST>
@@ -68,6 +69,8 @@ struct kb_gemm_args {
   int64_t S;          // slices of a vector, K / P
   int64_t tps;        // tiles a vector: S / TS
   int64_t ntiles;     // m * tps
+  const float *F1;    // kb_gemm_pair_kernel: the second factor
+  int64_t fs_l1, fs_k1;
   int epilogue;
   int vec;            // 16-byte copies (the input aligned); else 4-byte ones
   int vec_out;        // the output aligned to 16 bytes (kb_gemm_kt_kernel)
@@ -385,6 +388,144 @@ kb_gemm_kt_kernel(const kb_gemm_args a)
   }
 }
 
+// kb_gemm_pair_kernel: two fused float 16x16 factors, the second one's sum
+// local to a thread (session 37).  A vector is slabs u of 256 elements,
+// X[u][d1][d0]; four threads share a slab, thread (u, tq) taking the
+// columns l0 = 4 tq + j (j < 4) of the first factor:
+//     T[d1][j]  = sum_d0 X[u][d1][d0] A[d0][4 tq + j]     (all 16 d1)
+//     Y[l1][4 tq + j][u] = sum_d1 T[d1][j] B[d1][l1]      (all 16 l1)
+// so the first factor's outputs a thread needs for the second are its own
+// registers: no intermediate in shared memory, no barrier or transpose
+// between the two.  Per slab a thread reads 64 + 16 + 64 16-byte vectors
+// of shared memory for 2048 multiply-adds, the factors' as broadcasts
+// (a warp is 32 slabs of one tq).  Tiles of U slabs are staged whole by
+// cp.async, ST deep, and walked by a resident grid; a warp's stores of one
+// (l1, l0) are 128 contiguous bytes, out at their final index.  H200,
+// stand-alone trial (.carry/pairloc_bench.cu, session 37): 0.599 ms at K =
+// 2^24, m = 16 (U 64, ST 2) against 0.685 for the fast kernel's two fused
+// 16x16 factors, and 2.427 at K = 2^20, m = 1024 (U 32, ST 3) against
+// 2.68: a copy of the same bytes took 0.552 and 2.40.
+template <int U, int ST>
+struct kb_gemm_pair_shape {
+  static constexpr int P = 16, SS = P * P + 4;   // a slab's stride: 16-byte reads of 8 slabs in 8 bank groups
+  static constexpr int NT = 4 * U, STAGE = U * SS, CPT = U * 64 / NT;
+  static constexpr int SMEM = (2 * P * P + ST * STAGE) * 4;
+  static_assert(U % 32 == 0 && ST >= 2, "pair tile: a warp is 32 slabs of one tq");
+};
+
+template <int U, int ST, int MINB, int FAST>
+__global__ void __launch_bounds__(4 * U, MINB) kb_gemm_pair_kernel(const kb_gemm_args a)
+{
+  typedef kb_gemm_pair_shape<U, ST> S;
+  constexpr int P = S::P, SS = S::SS, NT = S::NT, STAGE = S::STAGE, CPT = S::CPT;
+  extern __shared__ float4 kb_gemm_smem[];
+  float *const Fa = (float *)kb_gemm_smem, *const Fb = Fa + P * P, *const As = Fb + P * P;
+  const int tid = threadIdx.x, ul = tid % U;
+  // warp-uniform, and said so: the compiler keeps it in a uniform register
+  const int tq = __shfl_sync(0xffffffffu, tid / U, 0);
+  const int64_t mine = kb_gemm_mine(a);
+  const int s0 = (int)a.S;   // K / 256: the output's l0 stride; K < 2^31 (kb_cuda_gemm_find)
+
+  for (int e = tid; e < P * P; e += NT) {
+    Fa[e] = a.F[(e % P) * a.fs_l + (e / P) * a.fs_k];
+    Fb[e] = a.F1[(e % P) * a.fs_l1 + (e / P) * a.fs_k1];
+  }
+  // tile it of this block into its stage: 16-byte piece tid + c NT of the
+  // tile is slab tid / 64 + c NT / 64, piece tid % 64 of it
+  auto issue = [&](int64_t it) {
+    int64_t r, sb;
+    kb_gemm_tile(a, it, 1, &r, &sb);
+    const float *src = a.in + r * a.in_rs + sb * (U * P * P) + 4 * tid;
+    float *dst = As + (int)(it % ST) * STAGE + (tid / 64) * SS + 4 * (tid % 64);
+#pragma unroll
+    for (int c = 0; c < CPT; c++) {
+      if (FAST) {
+        kb_cp16(dst + c * (NT / 64) * SS, src + c * 4 * NT, true);
+      } else {
+#pragma unroll
+        for (int e = 0; e < 4; e++)
+          kb_cp<4>(dst + c * (NT / 64) * SS + e, src + c * 4 * NT + e, true);
+      }
+    }
+  };
+#pragma unroll
+  for (int s = 0; s < ST - 1; s++) {
+    if (s < mine)
+      issue(s);
+    kb_cp_commit();
+  }
+  for (int64_t it = 0; it < mine; it++) {
+    kb_cp_wait<ST - 2>();
+    // tile it landed for every thread, and the stage tile it - 1 used is
+    // free (also: the factors are staged)
+    __syncthreads();
+    if (it + ST - 1 < mine)
+      issue(it + ST - 1);
+    kb_cp_commit();
+    const float *A = As + (int)(it % ST) * STAGE + ul * SS;
+    float T[P][4];
+#pragma unroll
+    for (int d1 = 0; d1 < P; d1++)
+#pragma unroll
+      for (int j = 0; j < 4; j++)
+        T[d1][j] = 0.0f;
+#pragma unroll
+    for (int g = 0; g < P / 4; g++) {
+      float4 b[4];
+#pragma unroll
+      for (int k = 0; k < 4; k++)
+        b[k] = ((const float4 *)Fa)[(4 * g + k) * (P / 4) + tq];
+#pragma unroll
+      for (int d1 = 0; d1 < P; d1++) {
+        const float4 x = *(const float4 *)(A + d1 * P + 4 * g);
+        const float xv[4] = { x.x, x.y, x.z, x.w };
+#pragma unroll
+        for (int k = 0; k < 4; k++) {
+          T[d1][0] = fmaf(xv[k], b[k].x, T[d1][0]);
+          T[d1][1] = fmaf(xv[k], b[k].y, T[d1][1]);
+          T[d1][2] = fmaf(xv[k], b[k].z, T[d1][2]);
+          T[d1][3] = fmaf(xv[k], b[k].w, T[d1][3]);
+        }
+      }
+    }
+    int64_t r, sb;
+    kb_gemm_tile(a, it, 1, &r, &sb);
+    float *y = a.out + r * a.out_rs + sb * U + ul + 4 * tq * (int64_t)s0;
+    // the second factor in two halves of l1: 32 accumulators, not 64
+#pragma unroll
+    for (int h = 0; h < 2; h++) {
+      float acc[4][8];
+#pragma unroll
+      for (int j = 0; j < 4; j++)
+#pragma unroll
+        for (int i = 0; i < 8; i++)
+          acc[j][i] = 0.0f;
+#pragma unroll
+      for (int d1 = 0; d1 < P; d1++) {
+        const float4 b0 = ((const float4 *)Fb)[d1 * (P / 4) + 2 * h];
+        const float4 b1 = ((const float4 *)Fb)[d1 * (P / 4) + 2 * h + 1];
+        const float bv[8] = { b0.x, b0.y, b0.z, b0.w, b1.x, b1.y, b1.z, b1.w };
+#pragma unroll
+        for (int j = 0; j < 4; j++)
+#pragma unroll
+          for (int i = 0; i < 8; i++)
+            acc[j][i] = fmaf(T[d1][j], bv[i], acc[j][i]);
+      }
+      // 32-bit offsets within the row: one a column, stepped by K / 16
+#pragma unroll
+      for (int j = 0; j < 4; j++) {
+        int o = (8 * h * P + j) * s0;
+#pragma unroll
+        for (int i = 0; i < 8; i++) {
+          y[o] = kb_gemm_epi(a, acc[j][i], y + o);
+          o += P * s0;
+        }
+      }
+    }
+  }
+  kb_cp_wait<0>();
+}
+
 // ------------------------------------------------------------- host side
 
 // One instantiation: its parameters (kb_cuda_gemm_info_t), its kernel and
@@ -405,7 +546,7 @@ static int kb_gemm_launch_t(const kb_gemm_args &a, unsigned grid, void *stream)
 }
 
 #define KB_GEMM_ENTRY(P, Q, TS, TKC, ST, MINB)                                                      \
-  { { P, Q, TS, TKC, ST, MINB, 0, kb_gemm_shape<P, Q, TS, TKC, ST>::NT, kb_gemm_shape<P, Q, TS, TKC, ST>::SMEM }, \
+  { { P, Q, TS, TKC, ST, MINB, 0, kb_gemm_shape<P, Q, TS, TKC, ST>::NT, kb_gemm_shape<P, Q, TS, TKC, ST>::SMEM, 0, 1 }, \
     (const void *)kb_gemm_kernel<P, Q, TS, TKC, ST, MINB>, nullptr, kb_gemm_launch_t<P, Q, TS, TKC, ST, MINB> }
 
 // kb_gemm_kt_kernel: 16-byte accesses where X and Y allow them.
@@ -424,9 +565,28 @@ static int kb_gemm_kt_launch_t(const kb_gemm_args &a, unsigned grid, void *strea
 // bound (MINB) and shared memory.  kt: 1, or 2 with W84.
 #define KB_GEMM_KT_ENTRY(P, Q, TS, MINB, W84, KU)                                                   \
   { { P, Q, TS, 32, 2, MINB, 1 + W84, kb_gemm_kt_shape<P, Q, TS, MINB, 1, W84>::NT,                 \
-      kb_gemm_kt_shape<P, Q, TS, MINB, 1, W84>::SMEM, KU },                                         \
+      kb_gemm_kt_shape<P, Q, TS, MINB, 1, W84>::SMEM, KU, 1 },                                      \
     (const void *)kb_gemm_kt_kernel<P, Q, TS, MINB, 1, W84, KU>,                                    \
     (const void *)kb_gemm_kt_kernel<P, Q, TS, MINB, 0, W84, KU>, kb_gemm_kt_launch_t<P, Q, TS, MINB, W84, KU> }
+
+// kb_gemm_pair_kernel: 16-byte copies where X allows them (its stores are
+// 4-byte ones either way).
+template <int U, int ST, int MINB>
+static int kb_gemm_pair_launch_t(const kb_gemm_args &a, unsigned grid, void *stream)
+{
+  typedef kb_gemm_pair_shape<U, ST> S;
+  if (a.vec)
+    kb_gemm_pair_kernel<U, ST, MINB, 1><<<grid, S::NT, S::SMEM, (cudaStream_t)stream>>>(a);
+  else
+    kb_gemm_pair_kernel<U, ST, MINB, 0><<<grid, S::NT, S::SMEM, (cudaStream_t)stream>>>(a);
+  return (int)cudaGetLastError();
+}
+
+// TS: slabs of 256 a tile; TKC: the whole first factor (16); F = 2.
+#define KB_GEMM_PAIR_ENTRY(U, ST, MINB)                                                               \
+  { { 16, 16, U, 16, ST, MINB, 0, kb_gemm_pair_shape<U, ST>::NT, kb_gemm_pair_shape<U, ST>::SMEM, 0, 2 }, \
+    (const void *)kb_gemm_pair_kernel<U, ST, MINB, 1>, (const void *)kb_gemm_pair_kernel<U, ST, MINB, 0>, \
+    kb_gemm_pair_launch_t<U, ST, MINB> }
 
 // The instantiations; index i is kernel KB_KERNEL_GEMM_0 - i within a
 // process (tuning files name them by their parameters, kb_cuda_gemm_word).
@@ -441,6 +601,9 @@ static const kb_gemm_entry kb_gemm_table[] = {
   KB_GEMM_KT_ENTRY(128, 128, 128, 2, 0, 32),
   KB_GEMM_KT_ENTRY(128, 128, 64, 2, 0, 32),
   KB_GEMM_KT_ENTRY(64, 64, 128, 3, 0, 16),
+  KB_GEMM_PAIR_ENTRY(64, 2, 1),
+  KB_GEMM_PAIR_ENTRY(32, 3, 2),
+  KB_GEMM_PAIR_ENTRY(32, 2, 3),
 };
 static const int kb_gemm_n = (int)(sizeof kb_gemm_table / sizeof kb_gemm_table[0]);
 
@@ -464,6 +627,8 @@ extern "C" int kb_cuda_gemm_find(int type, int64_t p, int64_t q, int64_t K, int 
   if (type != 0 || index < 0 || index >= kb_gemm_n || p <= 0 || K % p != 0)
     return -1;
   const kb_cuda_gemm_info_t *g = &kb_gemm_table[index].info;
+  if (g->F == 2)   // the pair kernel's 32-bit offsets within a vector
+    return g->P == p && g->Q == q && K <= INT_MAX && K % ((int64_t)p * p * g->TS) == 0 ? 0 : -1;
   return g->P == p && g->Q == q && (K / p) % g->TS == 0 ? 0 : -1;
 }
 
@@ -501,8 +666,9 @@ extern "C" int kb_cuda_gemm_launch(const kb_cuda_step_t *st, void *stream)
   const int i = KB_KERNEL_GEMM_0 - st->kernel;
   int dev, nsm, smem_max, occ;
   int64_t b;
-  if (i < 0 || i >= kb_gemm_n || st->nf != 1 || st->in_is != 1 || st->out_is != 1 || st->dev_scalars ||
-      kb_cuda_gemm_find(st->type, st->p[0], st->q[0], st->K, i) != 0)
+  if (i < 0 || i >= kb_gemm_n || st->nf != kb_gemm_table[i].info.F || st->in_is != 1 || st->out_is != 1 ||
+      st->dev_scalars || kb_cuda_gemm_find(st->type, st->p[0], st->q[0], st->K, i) != 0 ||
+      (st->nf == 2 && (st->p[1] != st->p[0] || st->q[1] != st->q[0])))
     return (int)cudaErrorInvalidValue;   // the planner never sends such a step here
   if (kb_cuda_dev_props(&dev, &nsm, &smem_max) != 0 || (occ = kb_gemm_occupancy(i)) <= 0)
     return (int)cudaErrorInvalidConfiguration;
@@ -513,6 +679,11 @@ extern "C" int kb_cuda_gemm_launch(const kb_cuda_step_t *st, void *stream)
   a.in_rs = st->in_rs;
   a.out_rs = st->out_rs;
   a.S = st->K / g->P;
+  if (g->F == 2) {
+    a.fs_l1 = st->fs_l[1];
+    a.fs_k1 = st->fs_k[1];
+    a.S = st->K / (g->P * g->P);   // slabs: the output's stride of l0
+  }
   a.tps = a.S / g->TS;
   a.ntiles = st->m * a.tps;
   a.epilogue = st->epilogue;
@@ -525,6 +696,7 @@ extern "C" int kb_cuda_gemm_launch(const kb_cuda_step_t *st, void *stream)
     return (int)cudaSuccess;
   for (b = 0; b < st->batch; b++) {
     a.F = (const float *)st->F[0] + b * st->f_bs[0];
+    a.F1 = g->F == 2 ? (const float *)st->F[1] + b * st->f_bs[1] : nullptr;
     a.in = (const float *)st->in + b * st->in_bs;
     a.out = (float *)st->out + b * st->out_bs;
     a.vec = kb_aligned(a.in, 16) && (st->m == 1 || a.in_rs % 4 == 0);

@@ -314,15 +314,17 @@ void kb_cuda_row_magic(uint32_t d, uint32_t *mul, int *sh);
  * k-major through registers (kt: 1 kb_gemm_kt_kernel, 2 the same with
  * its warps as 8 x 4 threads, 0 kb_gemm_kernel), threads and dynamic
  * shared memory (bytes) per block, and for kt the k-steps its k-loop
- * unrolls (ku; 0 or TKC: all of a chunk).  kb_cuda_gemm_info: NULL past
- * the last.  kb_cuda_gemm_find: 0 if instantiation index can apply a
- * p x q factor of type to vectors of length K, -1 if not.  The launch also
- * needs in_is == out_is == 1, nf == 1 and host scalars; it copies the
- * input in 16-byte pieces where it is aligned to them, else in 4-byte
- * ones. */
+ * unrolls (ku; 0 or TKC: all of a chunk).  F = 2: the pair kernel
+ * (kb_gemm_pair_kernel), two fused 16x16 factors, TS slabs of 256 a tile.
+ * kb_cuda_gemm_info: NULL past the last.  kb_cuda_gemm_find: 0 if
+ * instantiation index can apply a p x q factor of type (F of them) to
+ * vectors of length K, -1 if not.  The launch also needs in_is == out_is
+ * == 1, nf == F and host scalars; it copies the input in 16-byte pieces
+ * where it is aligned to them, else in 4-byte ones. */
 typedef struct {
   int P, Q, TS, TKC, stages, minb, kt, threads, smem;
   int ku;
+  int F;             /* factors a step: 1, or 2 (the pair kernel) */
 } kb_cuda_gemm_info_t;
 int kb_cuda_gemm_count(void);
 const kb_cuda_gemm_info_t *kb_cuda_gemm_info(int index);
