@@ -61,7 +61,7 @@ static void forced(void)
     { pD, pD, "3:2:" WPA " 1:2:" WPB, 70, 4 },
     { pD, pD, "3:2:" WPC " 1:2:" WPA, 70, 4 },
     { pE, qE, "4:2:" WPB " 2:1:generic 1:2:" WPC, 5, 5 },
-    { pE, qE, "4:2:" WPA " 2:1:generic 1:2:generic 0:1:generic", 5, 5 },
+    { pE, qE, "4:2:" WPA " 2:1:generic 1:1:generic 0:1:generic", 5, 5 },
   };
   size_t s;
   int rep;
