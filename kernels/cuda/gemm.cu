@@ -4,7 +4,8 @@
 //     C_r (S x Q) = A_r^T (S x P) * B (P x Q),   S = K / P,
 // A_r the vector as P x S (k fastest), C_r the output vector with its new
 // digit slowest (the step semantics of kb_cuda_kernels.h, what the cuBLAS
-// step computes through cublasSgemmStridedBatched).
+// step computes through cublasSgemmStridedBatched).  Its pair kernel
+// (kb_gemm_pair_kernel, below the others) takes two fused 16x16 factors.
 //
 // Why not cuBLAS: for P >= 64 a step is compute bound, and cuBLAS' batched
 // GEMMs of inner dimension 64 or 128 run at 66-70% of the in-run SGEMM
@@ -401,10 +402,14 @@ kb_gemm_kt_kernel(const kb_gemm_args a)
 // (a warp is 32 slabs of one tq).  Tiles of U slabs are staged whole by
 // cp.async, ST deep, and walked by a resident grid; a warp's stores of one
 // (l1, l0) are 128 contiguous bytes, out at their final index.  H200,
-// stand-alone trial (.carry/pairloc_bench.cu, session 37): 0.599 ms at K =
+// stand-alone trial (session 37): 0.599 ms at K =
 // 2^24, m = 16 (U 64, ST 2) against 0.685 for the fast kernel's two fused
 // 16x16 factors, and 2.427 at K = 2^20, m = 1024 (U 32, ST 3) against
-// 2.68: a copy of the same bytes took 0.552 and 2.40.
+// 2.68: a copy of the same bytes took 0.552 and 2.40 (the trial's source:
+// branch wip/pair-loc-trial, tools/pairloc_bench.cu).  In the library the
+// tuner timed 0.570-0.574 and 2.252-2.254 (U 64).  Its first factor alone
+// (NF = 1, T stored as it is) ran slower than the fast kernel's one 16x16
+// factor (2.33 ms at K = 2^20, m = 1024) and was dropped.
 template <int U, int ST>
 struct kb_gemm_pair_shape {
   static constexpr int P = 16, SS = P * P + 4;   // a slab's stride: 16-byte reads of 8 slabs in 8 bank groups
