@@ -43,19 +43,19 @@ static void forced(void)
     int64_t maxm;
     int n;
   } sh[] = {
-    { pA, qA, "2:1:" W64A " 1:1:generic 0:1:" W64A, 9 },
-    { pA, qA, "2:1:" W64B " 1:1:generic 0:1:" W64B, 9 },
-    { pA, qA, "2:1:" W64A " 1:1:generic 0:1:" W64B, 40 },
-    { pB, qB, "2:1:" W128A " 1:1:" W128A " 0:1:generic", 3 },
-    { pB, qB, "2:1:" W128B " 1:1:" W128B " 0:1:generic", 3 },
-    { pC, qC, "2:1:" W128A " 1:1:generic 0:1:" W128B, 5 },
-    { pA, qA, "2:1:" W64K3 " 1:1:generic 0:1:" W64K3, 40 },
-    { pA, qA, "2:1:" W64A " 1:1:generic 0:1:" W64K3, 9 },
-    { pA, qA, "2:1:" W64K3W " 1:1:generic 0:1:" W64K6, 40 },
-    { pB, qB, "2:1:" W128K " 1:1:" W128K64 " 0:1:generic", 3 },
-    { pC, qC, "2:1:" W128K64 " 1:1:generic 0:1:" W128K, 5 },
-    { pA, qA, "2:1:" W64U16 " 1:1:generic 0:1:" W64U16, 40 },
-    { pA, qA, "2:1:" W64U16 " 1:1:generic 0:1:" W64K3, 40 },
+    { pA, qA, "2:1:" W64A " 1:1:generic 0:1:" W64A, 9, 3 },
+    { pA, qA, "2:1:" W64B " 1:1:generic 0:1:" W64B, 9, 3 },
+    { pA, qA, "2:1:" W64A " 1:1:generic 0:1:" W64B, 40, 3 },
+    { pB, qB, "2:1:" W128A " 1:1:" W128A " 0:1:generic", 3, 3 },
+    { pB, qB, "2:1:" W128B " 1:1:" W128B " 0:1:generic", 3, 3 },
+    { pC, qC, "2:1:" W128A " 1:1:generic 0:1:" W128B, 5, 3 },
+    { pA, qA, "2:1:" W64K3 " 1:1:generic 0:1:" W64K3, 40, 3 },
+    { pA, qA, "2:1:" W64A " 1:1:generic 0:1:" W64K3, 9, 3 },
+    { pA, qA, "2:1:" W64K3W " 1:1:generic 0:1:" W64K6, 40, 3 },
+    { pB, qB, "2:1:" W128K " 1:1:" W128K64 " 0:1:generic", 3, 3 },
+    { pC, qC, "2:1:" W128K64 " 1:1:generic 0:1:" W128K, 5, 3 },
+    { pA, qA, "2:1:" W64U16 " 1:1:generic 0:1:" W64U16, 40, 3 },
+    { pA, qA, "2:1:" W64U16 " 1:1:generic 0:1:" W64K3, 40, 3 },
     /* m up to 70: more tiles (70 * 2^16 / 8192 = 560) than the resident
      * blocks of tiles of 32 (264 or 396) */
     { pD, pD, "3:2:" WPA " 1:2:" WPB, 70, 4 },
@@ -70,7 +70,7 @@ static void forced(void)
       tc_case_t c;
       /* LEFT with X not transposed: X and Y contiguous along K/L */
       tc_case_init(&c, KRONBLAS_R_32F, KRONBLAS_SIDE_LEFT, KRONBLAS_OP_N, (int)tc_range(0, 1),
-                   tc_range(1, sh[s].maxm), sh[s].n > 0 ? sh[s].n : 3, sh[s].p, sh[s].q);
+                   tc_range(1, sh[s].maxm), sh[s].n, sh[s].p, sh[s].q);
       if (rep == 0) {
         c.ldx = tc_K(&c);   /* rows aligned: 16-byte copies */
         tc_beta_zero(&c);

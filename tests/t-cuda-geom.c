@@ -13,6 +13,7 @@
 #include "kb_testproblem.h"
 
 #include <stdint.h>
+#include <string.h>
 
 /* The geometry of m vectors of (P x P)^n, type 0 float / 1 double; kern 0:
  * the default; -1 where there is none. */
@@ -166,6 +167,31 @@ static void plan_8x8_6(void)
          (long long)n, fused, row, big_alone);
 }
 
+/* The slice-GEMM table's words name its entries one to one (wisdom files
+ * name kernels by them), and its pair kernel's entries (two fused 16x16
+ * float factors, ":f2") fit vectors of whole tiles of TS slabs of 256 up
+ * to 2^31 - 1 elements (its 32-bit offsets), and only 16x16 float. */
+static void gemm_words(void)
+{
+  int i, n = kb_cuda_gemm_count(), words = 1, pairs = 0, fits = 1;
+  char w[96];
+  for (i = 0; i < n; i++) {
+    const kb_cuda_gemm_info_t *g = kb_cuda_gemm_info(i);
+    words = words && kb_cuda_gemm_word(i, w, (int)sizeof w) > 0 && kb_cuda_gemm_parse(w) == i &&
+            (strstr(w, ":f2") != NULL) == (g->F == 2);
+    if (g->F != 2)
+      continue;
+    pairs++;
+    fits = fits && kb_cuda_gemm_find(0, 16, 16, 256 * (int64_t)g->TS, i) == 0 &&
+           kb_cuda_gemm_find(0, 16, 16, 65536, i) == 0 && kb_cuda_gemm_find(0, 16, 16, 128 * (int64_t)g->TS, i) != 0 &&
+           kb_cuda_gemm_find(0, 16, 16, (int64_t)1 << 31, i) != 0 && kb_cuda_gemm_find(1, 16, 16, 65536, i) != 0 &&
+           kb_cuda_gemm_find(0, 16, 8, 65536, i) != 0 && kb_cuda_gemm_find(0, 8, 8, 65536, i) != 0;
+  }
+  tap_ok(words && n > 0, "the slice-GEMM table's %d words parse back to their entries, \":f2\" on the pair kernel's", n);
+  tap_ok(pairs >= 2 && fits,
+         "the pair kernel's %d entries fit whole tiles of slabs of 256 below 2^31 elements, float 16x16 only", pairs);
+}
+
 /* The model's plans of the standard P >= 64 rows and the slice-GEMM
  * kernel (kernels/cuda/gemm.cu): float 1024_64x64^3 and 16_64x64^4 on it,
  * in tiles of 128 slices with the slices k-major (kb_gemm_kt_kernel), every
@@ -315,6 +341,7 @@ int main(void)
     tap_ok(ok, "%s", e->what);
   }
   magic();
+  gemm_words();
   plan_16x16(100);
   plan_16x16(1024);
   plan_8x8_6();
