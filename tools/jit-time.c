@@ -286,7 +286,7 @@ int main(int argc, char **argv)
            * (both were printed "row") */
           if (k < 0 && (kb_cuda_kernel_is_gemm(k) || (kb_cuda_kernel_is_row(k) && k != KB_KERNEL_ROW)))
             (void)kb_cuda_kernel_word(k, word, (int)sizeof word);
-          printf(" %lld:%d:%s%s", (long long)steps[j].i_hi, steps[j].nf,
+          printf(" %lld:%d:%s%s%s", (long long)steps[j].i_hi, steps[j].nf,
                  k >= 0 || kb_cuda_kernel_is_gemm(k) ? word : k == KB_KERNEL_GENERIC ? "generic" :
                  k == KB_KERNEL_CUBLAS ? "cublas" : k == KB_KERNEL_CUBLAS_COL ? "cublas_col" :
                  k == KB_KERNEL_CUBLAS_NAT ? "cublas_nat" : k == KB_KERNEL_SMALL ? "small" : "row",
