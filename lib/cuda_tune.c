@@ -230,11 +230,8 @@ static double kb_tune_cost(void *ctxv, int64_t i, int64_t K, int kernel, int nf)
   st.m = pb->m;
   st.batch = 1;
   st.K = K;
-  /* generic and cuBLAS: one factor; the slice-GEMM kernel's F (its pair
-   * kernel's two) */
-  st.nf = kernel == KB_KERNEL_SMALL || kb_cuda_kernel_is_row(kernel) || kb_cuda_kernel_is_gemm(kernel) ? nf
-          : kernel < 0                                                                                  ? 1
-                                                                                                        : cfg[kernel].F;
+  /* every caller passes the kernel's own factor count */
+  st.nf = nf;
   for (f = 0; f < st.nf; f++) {
     st.p[f] = pb->p[i - f];
     st.q[f] = pb->q[i - f];

@@ -280,18 +280,16 @@ int main(int argc, char **argv)
         for (j = 0; j < ns; j++) {
           char word[200];
           const int k = steps[j].kernel;
-          if (k >= 0 && kb_cuda_cfg_format(&cfg[k], word, (int)sizeof word) < 0)
-            strcpy(word, "?");
-          /* slice-GEMM steps by their word, whole-row variants by theirs
-           * (both were printed "row") */
-          if (k < 0 && (kb_cuda_kernel_is_gemm(k) || (kb_cuda_kernel_is_row(k) && k != KB_KERNEL_ROW)))
-            (void)kb_cuda_kernel_word(k, word, (int)sizeof word);
-          printf(" %lld:%d:%s%s%s", (long long)steps[j].i_hi, steps[j].nf,
-                 k >= 0 || kb_cuda_kernel_is_gemm(k) ? word : k == KB_KERNEL_GENERIC ? "generic" :
-                 k == KB_KERNEL_CUBLAS ? "cublas" : k == KB_KERNEL_CUBLAS_COL ? "cublas_col" :
-                 k == KB_KERNEL_CUBLAS_NAT ? "cublas_nat" : k == KB_KERNEL_SMALL ? "small" : "row",
-                 kb_cuda_kernel_is_row(k) && k != KB_KERNEL_ROW ? ":" : "",
-                 kb_cuda_kernel_is_row(k) && k != KB_KERNEL_ROW ? word : "");
+          /* fast and slice-GEMM steps are their words; the others a name,
+           * whole-row variants with their word ("c1:t256") after it */
+          const char *name = k == KB_KERNEL_GENERIC ? "generic" : k == KB_KERNEL_CUBLAS ? "cublas" :
+                             k == KB_KERNEL_CUBLAS_COL ? "cublas_col" : k == KB_KERNEL_CUBLAS_NAT ? "cublas_nat" :
+                             k == KB_KERNEL_SMALL ? "small" : "row";
+          (void)kb_cuda_kernel_word(k, word, (int)sizeof word);
+          if (k >= 0 || kb_cuda_kernel_is_gemm(k))
+            printf(" %lld:%d:%s", (long long)steps[j].i_hi, steps[j].nf, word[0] ? word : "?");
+          else
+            printf(" %lld:%d:%s%s%s", (long long)steps[j].i_hi, steps[j].nf, name, word[0] ? ":" : "", word);
         }
         printf("\n");
       }

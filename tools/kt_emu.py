@@ -2,7 +2,8 @@
 # kt_emu.py - emulates kb_gemm_kt_kernel's index mapping (kernels/cuda/gemm.cu) for one
 # tile in pure Python: every shared element written once, every output once,
 # the products right, and the 16-byte bank groups a warp's stores and reads
-# touch.  Session 35, branch wip/gemm-kt only (a development aid).
+# touch.  A development aid written in session 35 for the kernel's first
+# form (k-chunks of 32, 8 x 8 outputs a thread); not run by make check.
 import random
 def emu(P, Q, TS, W84):
     TKC=32; NKC=P//TKC; RS=TS+4; NT=(TS//8)*(Q//8); NBLK=TS//4*(TKC//4)//NT
@@ -62,6 +63,6 @@ def emu(P, Q, TS, W84):
                     s=4*ts+i+h*(TS//2); assert (l,s) not in Y; Y[(l,s)]=acc[tid][4*h+i][j]
     assert len(Y)==Q*TS
     err=max(abs(Y[(l,s)]-sum(X[s][k]*F[k][l] for k in range(P))) for l in range(Q) for s in range(TS))
-    print(P,Q,TS,W84,"NT",NT,"NBLK",NBLK,"max err %.2e"%err,"store wavefronts/instr",worst_st,"A read",worst_rd*2 if False else worst_rd,"B read",worst_b)
+    print(P,Q,TS,W84,"NT",NT,"NBLK",NBLK,"max err %.2e"%err,"store wavefronts/instr",worst_st,"A read",worst_rd,"B read",worst_b)
 for args in [(64,64,128,0),(64,64,128,1),(64,64,64,0),(128,128,128,0),(128,128,64,0)]:
     emu(*args)

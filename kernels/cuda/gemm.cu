@@ -95,12 +95,13 @@ __device__ __forceinline__ void kb_gemm_tile(const kb_gemm_args &a, int64_t g, i
   *sb = t % a.tps;
 }
 
-// The factor into shared memory as B[k][l], l fastest.
+// A factor F (A[l,k] = F[l*fs_l + k*fs_k]) into shared memory as B[k][l],
+// l fastest.
 template <int P, int Q, int NT>
-__device__ __forceinline__ void kb_gemm_stage_factor(const kb_gemm_args &a, float *Bs)
+__device__ __forceinline__ void kb_gemm_stage_factor(const float *F, int64_t fs_l, int64_t fs_k, float *Bs)
 {
   for (int e = threadIdx.x; e < P * Q; e += NT)
-    Bs[e] = a.F[(e % Q) * a.fs_l + (e / Q) * a.fs_k];
+    Bs[e] = F[(e % Q) * fs_l + (e / Q) * fs_k];
 }
 
 // The epilogue of one output v going to y: beta = 0 never reads y.
@@ -142,7 +143,7 @@ kb_gemm_kernel(const kb_gemm_args a)
   const int64_t nchunks = mine * S::NKC;
   float acc[8][8];
 
-  kb_gemm_stage_factor<P, Q, S::NT>(a, Bs);
+  kb_gemm_stage_factor<P, Q, S::NT>(a.F, a.fs_l, a.fs_k, Bs);
 
   // chunk g of this block (kb_gemm_tile) into stage g % ST
   auto load = [&](int64_t g) {
@@ -289,7 +290,7 @@ kb_gemm_kt_kernel(const kb_gemm_args a)
   float acc[8][8];
   float4 stg[NBLK][4];
 
-  kb_gemm_stage_factor<P, Q, NT>(a, Bs);
+  kb_gemm_stage_factor<P, Q, NT>(a.F, a.fs_l, a.fs_k, Bs);
 
   // chunk g (kb_gemm_tile) into registers.  Block b of a thread: k-group kg = blk % 8, slice group G = blk / 8; a
   // warp's loads of one j are 4 slices' 128 contiguous bytes each.
@@ -431,10 +432,8 @@ __global__ void __launch_bounds__(4 * U, MINB) kb_gemm_pair_kernel(const kb_gemm
   const int64_t mine = kb_gemm_mine(a);
   const int s0 = (int)a.S;   // K / 256: the output's l0 stride; K < 2^31 (kb_cuda_gemm_find)
 
-  for (int e = tid; e < P * P; e += NT) {
-    Fa[e] = a.F[(e % P) * a.fs_l + (e / P) * a.fs_k];
-    Fb[e] = a.F1[(e % P) * a.fs_l1 + (e / P) * a.fs_k1];
-  }
+  kb_gemm_stage_factor<P, P, NT>(a.F, a.fs_l, a.fs_k, Fa);
+  kb_gemm_stage_factor<P, P, NT>(a.F1, a.fs_l1, a.fs_k1, Fb);
   // tile it of this block into its stage: 16-byte piece tid + c NT of the
   // tile is slab tid / 64 + c NT / 64, piece tid % 64 of it
   auto issue = [&](int64_t it) {
