@@ -610,6 +610,11 @@ static const kb_gemm_entry kb_gemm_table[] = {
   KB_GEMM_PAIR_ENTRY(32, 2, 3),
 };
 static const int kb_gemm_n = (int)(sizeof kb_gemm_table / sizeof kb_gemm_table[0]);
+// Kernel numbers past KB_KERNEL_GEMM_MAX are not recognised as slice-GEMM
+// steps (kb_cuda_kernel_is_gemm): session 38's first trip8 run had the 17th
+// entry fail every launch with EXECUTION_FAILED.
+static_assert(sizeof kb_gemm_table / sizeof kb_gemm_table[0] <= KB_KERNEL_GEMM_MAX,
+              "raise KB_KERNEL_GEMM_MAX (kb_cuda_kernels.h)");
 
 // Per device: whether an instantiation's shared-memory limit was raised
 // and its occupancy read.

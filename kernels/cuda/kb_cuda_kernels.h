@@ -60,8 +60,9 @@ enum { KB_KERNEL_ROW_VAR = -64 };
 /* The slice-GEMM kernel (kernels/cuda/gemm.cu): one float factor of P x Q
  * (P, Q of its instantiations) as a register-tiled GEMM per vector over a
  * resident grid, the factor held in shared memory; instantiation i is
- * kernel KB_KERNEL_GEMM_0 - i. */
-enum { KB_KERNEL_GEMM_0 = -16, KB_KERNEL_GEMM_MAX = 16 };
+ * kernel KB_KERNEL_GEMM_0 - i: -16 down to -47, clear of the whole-row
+ * variants (KB_KERNEL_ROW_VAR - 17 and below); gemm.cu asserts its table fits. */
+enum { KB_KERNEL_GEMM_0 = -16, KB_KERNEL_GEMM_MAX = 32 };
 #ifndef __CUDACC_RTC__   /* host functions: NVRTC refuses them (JIT source) */
 static inline int kb_cuda_kernel_is_gemm(int k) { return k <= KB_KERNEL_GEMM_0 && k > KB_KERNEL_GEMM_0 - KB_KERNEL_GEMM_MAX; }
 static inline int kb_cuda_row_var_kernel(int C, int T, int pf)
