@@ -337,6 +337,14 @@ static double kb_gemm_rate(const kb_cuda_gemm_info_t *g)
    * launches' bandwidth, so on an H100, where those bytes take longer than
    * its FMAs, it ties the fast kernel's two fused 16x16 factors and the
    * planner keeps those (measured only on the H200). */
+  /* The trip8 kernel (three fused 8x8 factors), session 38's tuner on an
+   * H200: 0.582-0.590 ms at K = 2^18, m = 1024, and 0.605-0.608 at K =
+   * 2^24, m = 16, against 0.637-0.647 for the fast kernel's three fused
+   * 8x8 (which kb_fast_rate prices at 0.586).  Priced in the same
+   * proportion, 0.92 of that: 24 TFLOP/s with its rounds counted.  On an
+   * H100 their bytes bind both and the fast launch stays. */
+  if (g->F == 3)
+    return 24e12;
   if (g->F == 2)
     return g->stages == 2 && g->minb == 3 ? 0 : g->TS == 64 ? 28.7e12 : 28.3e12;
   if (g->kt == 1 && g->TS == 128 && g->P == 64 && g->minb == 3)
@@ -351,6 +359,10 @@ static double kb_gemm_rate(const kb_cuda_gemm_info_t *g)
 /* The pair kernel's smallest size timed (session 37: 2^24 elements, m =
  * 16, K = 2^20, 0.050 ms), below which the model leaves it to the tuner. */
 #define KB_GEMM_PAIR_MIN_ELEMS 16777216.0
+/* The trip8 kernel's: below 2^26 elements the one five-factor launch of
+ * 1024_8x8^5 (the whole-row kernel, 0.131 ms, session 38) beats its three
+ * fused (0.0795 ms at 2^25) and a second launch for the other two. */
+#define KB_GEMM_TRIP8_MIN_ELEMS 67108864.0
 
 /* Below these many elements of m x K the model leaves the slice-GEMM
  * kernel to the tuner: 2^25 for P = 64 (the sizes of KB_CUBLAS_SMALL_ELEMS,
@@ -360,6 +372,8 @@ static double kb_gemm_rate(const kb_cuda_gemm_info_t *g)
  * no fused launch competes. */
 static double kb_gemm_min_elems(const kb_cuda_gemm_info_t *g)
 {
+  if (g->F == 3)
+    return KB_GEMM_TRIP8_MIN_ELEMS;
   if (g->F == 2)
     return KB_GEMM_PAIR_MIN_ELEMS;
   return g->P >= 128 ? 16777216.0 : KB_CUBLAS_SMALL_ELEMS;
@@ -416,7 +430,7 @@ int kb_cuda_gemm_word(int index, char *buf, int size)
   if (g == NULL || size <= 0)
     return -1;
   n = snprintf(buf, (size_t)size, "gemm:p%d:q%d:ts%d:tk%d:st%d:mb%d%s", g->P, g->Q, g->TS, g->TKC, g->stages,
-               g->minb, g->kt == 2 ? ":kt:w84" : g->kt ? ":kt" : g->F == 2 ? ":f2" : "");
+               g->minb, g->kt == 2 ? ":kt:w84" : g->kt ? ":kt" : g->F == 3 ? ":f3" : g->F == 2 ? ":f2" : "");
   if (n >= 0 && n < size && g->ku != 0 && g->ku != g->TKC)
     n += snprintf(buf + n, (size_t)(size - n), ":u%d", g->ku);
   return n >= 0 && n < size ? n : -1;

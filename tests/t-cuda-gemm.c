@@ -24,6 +24,7 @@
 #define WPA "gemm:p16:q16:ts64:tk16:st2:mb1:f2"
 #define WPB "gemm:p16:q16:ts32:tk16:st3:mb2:f2"
 #define WPC "gemm:p16:q16:ts32:tk16:st2:mb3:f2"
+#define WT "gemm:p8:q8:ts32:tk8:st2:mb1:f3"
 
 /* Shapes whose 64x64 (128x128) factors see S = K/P a multiple of 128:
  * the first step S = 2*64 (3*128), the last after a 2x4 (3x2) factor. */
@@ -33,6 +34,10 @@ static const int64_t pC[] = { 128, 3, 128 }, qC[] = { 128, 2, 128 };
 /* The pair kernel's (two fused 16x16 factors, tiles of 32 or 64 slabs of
  * 256): K = 2^16, or 3 * 2^16 then 2^17 around a 3x2 factor. */
 static const int64_t pD[] = { 16, 16, 16, 16 };
+/* The trip8 kernel's (three fused 8x8 factors, tiles of 32 slabs of 512):
+ * K = 2^15, or 3 * 2^18 then 2^19 around a 3x2 factor. */
+static const int64_t pG[] = { 8, 8, 8, 8, 8 };
+static const int64_t pH[] = { 8, 8, 8, 3, 8, 8, 8 }, qH[] = { 8, 8, 8, 2, 8, 8, 8 };
 static const int64_t pE[] = { 16, 16, 3, 16, 16 }, qE[] = { 16, 16, 2, 16, 16 };
 
 static void forced(void)
@@ -62,6 +67,10 @@ static void forced(void)
     { pD, pD, "3:2:" WPC " 1:2:" WPA, 70, 4 },
     { pE, qE, "4:2:" WPB " 2:1:generic 1:2:" WPC, 5, 5 },
     { pE, qE, "4:2:" WPA " 2:1:generic 1:1:generic 0:1:generic", 5, 5 },
+    /* m up to 80: more tiles (2m) than resident blocks (132) */
+    { pG, pG, "4:3:" WT " 1:1:generic 0:1:generic", 80, 5 },
+    { pG, pG, "4:1:generic 3:1:generic 2:3:" WT, 80, 5 },
+    { pH, qH, "6:3:" WT " 3:1:generic 2:3:" WT, 5, 7 },
   };
   size_t s;
   int rep;
@@ -141,6 +150,12 @@ static void tuned(void)
   b = ts_run_log(&c);
   tap_ok(b != NULL && strstr(b, WPA) != NULL && strstr(b, WPB) != NULL && strstr(b, WPC) != NULL,
          "the tuner times the pair kernel's instantiations (5_16x16^4 float)");
+  free(b);
+  kronblasForgetWisdom(tc_gpu);
+  tc_case_init(&c, KRONBLAS_R_32F, KRONBLAS_SIDE_LEFT, KRONBLAS_OP_N, KRONBLAS_OP_N, 5, 5, pG, pG);
+  c.tune = 1;
+  b = ts_run_log(&c);
+  tap_ok(b != NULL && strstr(b, WT) != NULL, "the tuner times the trip8 kernel (5_8x8^5 float)");
   free(b);
   kronblasForgetWisdom(tc_gpu);
 }

@@ -72,6 +72,8 @@ struct kb_gemm_args {
   int64_t ntiles;     // m * tps
   const float *F1;    // kb_gemm_pair_kernel: the second factor
   int64_t fs_l1, fs_k1;
+  const float *F2;    // kb_gemm_trip8_kernel: the third factor
+  int64_t fs_l2, fs_k2;
   int epilogue;
   int vec;            // 16-byte copies (the input aligned); else 4-byte ones
   int vec_out;        // the output aligned to 16 bytes (kb_gemm_kt_kernel)
@@ -530,6 +532,159 @@ __global__ void __launch_bounds__(4 * U, MINB) kb_gemm_pair_kernel(const kb_gemm
   kb_cp_wait<0>();
 }
 
+// kb_gemm_trip8_kernel: three fused float 8x8 factors in the pair kernel's
+// manner (written in session 37 after the stand-alone trial
+// tools/trip8_bench.cu on branch wip/pair-loc-trial; H200, session 38:
+// 0.582-0.608 ms a pass of 2^28 elements against the fast kernel's
+// 0.637-0.647, where a copy of the same bytes takes 0.55).  A vector is
+// slabs u of 512, X[u][d2][d1][d0]; thread (u, d2, tq) sums the first two factors
+// of its sub-slab of 64 in registers,
+//     T[d1][j] = sum_d0 X[u][d2][d1][d0] A[d0][4 tq + j],  V[l1][j] = sum_d1 T[d1][j] B[d1][l1],
+// writes V to E[u][tq][l1][d2][j] in shared memory, and after a barrier
+// thread (u, r, tq) takes l1 = r:
+//     Y[l2][r][4 tq + j][u] = sum_d2 E[u][tq][r][d2][j] C[d2][l2].
+// A warp is 32 slabs of one (d2, tq): the factors' reads are broadcasts,
+// 16-byte reads of 32 slabs hit 8 bank groups, a warp's stores of one
+// (l2, l0) are 128 contiguous bytes.  Tiles of U = 32 slabs (64 KB), two
+// stages, 512 threads, one block an SM (194 KB), 100 registers.
+struct kb_gemm_trip8_shape {
+  static constexpr int P = 8, SLAB = P * P * P, SS = SLAB + 4, U = 32, NT = U * P * 2, ST = 2;
+  static constexpr int STAGE = U * SS, CPT = U * SLAB / 4 / NT;
+  static constexpr int SMEM = (3 * P * P + ST * STAGE + U * SS) * 4;
+};
+
+template <int FAST>
+__global__ void __launch_bounds__(kb_gemm_trip8_shape::NT, 1) kb_gemm_trip8_kernel(const kb_gemm_args a)
+{
+  typedef kb_gemm_trip8_shape S;
+  constexpr int P = S::P, SLAB = S::SLAB, SS = S::SS, U = S::U, NT = S::NT, ST = S::ST, STAGE = S::STAGE,
+                CPT = S::CPT;
+  extern __shared__ float4 kb_gemm_smem[];
+  float *const Fa = (float *)kb_gemm_smem, *const Fb = Fa + P * P, *const Fc = Fb + P * P;
+  float *const As = Fc + P * P, *const E = As + ST * STAGE;
+  const int tid = threadIdx.x, ul = tid % U;
+  const int w = __shfl_sync(0xffffffffu, tid / U, 0);   // warp-uniform: d2 (then r) and tq
+  const int d2 = w % P, tq = w / P;
+  const int64_t mine = kb_gemm_mine(a);
+  const int s0 = (int)a.S;   // K / 512: the output's l0 stride; K < 2^31 (kb_cuda_gemm_find)
+
+  kb_gemm_stage_factor<P, P, NT>(a.F, a.fs_l, a.fs_k, Fa);
+  kb_gemm_stage_factor<P, P, NT>(a.F1, a.fs_l1, a.fs_k1, Fb);
+  kb_gemm_stage_factor<P, P, NT>(a.F2, a.fs_l2, a.fs_k2, Fc);
+  // 16-byte piece tid + c NT of tile it: slab tid / 128 + c NT / 128, piece tid % 128 of it
+  auto issue = [&](int64_t it) {
+    int64_t r, sb;
+    kb_gemm_tile(a, it, 1, &r, &sb);
+    const float *src = a.in + r * a.in_rs + sb * (U * SLAB) + 4 * tid;
+    float *dst = As + (int)(it % ST) * STAGE + (tid / 128) * SS + 4 * (tid % 128);
+#pragma unroll
+    for (int c = 0; c < CPT; c++) {
+      if (FAST) {
+        kb_cp16(dst + c * (NT / 128) * SS, src + c * 4 * NT, true);
+      } else {
+#pragma unroll
+        for (int e = 0; e < 4; e++)
+          kb_cp<4>(dst + c * (NT / 128) * SS + e, src + c * 4 * NT + e, true);
+      }
+    }
+  };
+#pragma unroll
+  for (int s = 0; s < ST - 1; s++) {
+    if (s < mine)
+      issue(s);
+    kb_cp_commit();
+  }
+  for (int64_t it = 0; it < mine; it++) {
+    kb_cp_wait<ST - 2>();
+    // tile it landed; the stage and E the last tile read are free (also:
+    // the factors are staged)
+    __syncthreads();
+    if (it + ST - 1 < mine)
+      issue(it + ST - 1);
+    kb_cp_commit();
+    const float *X = As + (int)(it % ST) * STAGE + ul * SS + d2 * P * P;
+    float T[P][4];
+#pragma unroll
+    for (int d1 = 0; d1 < P; d1++)
+#pragma unroll
+      for (int j = 0; j < 4; j++)
+        T[d1][j] = 0.0f;
+#pragma unroll
+    for (int g = 0; g < P / 4; g++) {
+      float4 b[4];
+#pragma unroll
+      for (int k = 0; k < 4; k++)
+        b[k] = ((const float4 *)Fa)[(4 * g + k) * (P / 4) + tq];
+#pragma unroll
+      for (int d1 = 0; d1 < P; d1++) {
+        const float4 x = *(const float4 *)(X + d1 * P + 4 * g);
+        const float xv[4] = { x.x, x.y, x.z, x.w };
+#pragma unroll
+        for (int k = 0; k < 4; k++) {
+          T[d1][0] = fmaf(xv[k], b[k].x, T[d1][0]);
+          T[d1][1] = fmaf(xv[k], b[k].y, T[d1][1]);
+          T[d1][2] = fmaf(xv[k], b[k].z, T[d1][2]);
+          T[d1][3] = fmaf(xv[k], b[k].w, T[d1][3]);
+        }
+      }
+    }
+    float V[P][4];
+#pragma unroll
+    for (int l = 0; l < P; l++)
+#pragma unroll
+      for (int j = 0; j < 4; j++)
+        V[l][j] = 0.0f;
+#pragma unroll
+    for (int d1 = 0; d1 < P; d1++) {
+      const float4 b0 = ((const float4 *)Fb)[d1 * 2], b1 = ((const float4 *)Fb)[d1 * 2 + 1];
+      const float bv[8] = { b0.x, b0.y, b0.z, b0.w, b1.x, b1.y, b1.z, b1.w };
+#pragma unroll
+      for (int l = 0; l < P; l++)
+#pragma unroll
+        for (int j = 0; j < 4; j++)
+          V[l][j] = fmaf(T[d1][j], bv[l], V[l][j]);
+    }
+    float *Eu = E + ul * SS + tq * (P * P * 4);   // E[u][tq][l1][d2][j]
+#pragma unroll
+    for (int l = 0; l < P; l++)
+      *(float4 *)(Eu + (l * P + d2) * 4) = make_float4(V[l][0], V[l][1], V[l][2], V[l][3]);
+    __syncthreads();
+    const int r1 = d2;   // this thread's l1 from here on
+    float Z[P][4];
+#pragma unroll
+    for (int l = 0; l < P; l++)
+#pragma unroll
+      for (int j = 0; j < 4; j++)
+        Z[l][j] = 0.0f;
+#pragma unroll
+    for (int dd = 0; dd < P; dd++) {
+      const float4 e = *(const float4 *)(Eu + (r1 * P + dd) * 4);
+      const float ev[4] = { e.x, e.y, e.z, e.w };
+      const float4 c0 = ((const float4 *)Fc)[dd * 2], c1 = ((const float4 *)Fc)[dd * 2 + 1];
+      const float cv[8] = { c0.x, c0.y, c0.z, c0.w, c1.x, c1.y, c1.z, c1.w };
+#pragma unroll
+      for (int l = 0; l < P; l++)
+#pragma unroll
+        for (int j = 0; j < 4; j++)
+          Z[l][j] = fmaf(ev[j], cv[l], Z[l][j]);
+    }
+    int64_t r, sb;
+    kb_gemm_tile(a, it, 1, &r, &sb);
+    float *y = a.out + r * a.out_rs + sb * U + ul;
+    // Y[l2][r1][4 tq + j][u]: 32-bit offsets within the row
+#pragma unroll
+    for (int j = 0; j < 4; j++) {
+      int o = (r1 * P + 4 * tq + j) * s0;
+#pragma unroll
+      for (int l = 0; l < P; l++) {
+        y[o] = kb_gemm_epi(a, Z[l][j], y + o);
+        o += P * P * s0;
+      }
+    }
+  }
+  kb_cp_wait<0>();
+}
+
 // ------------------------------------------------------------- host side
 
 // One instantiation: its parameters (kb_cuda_gemm_info_t), its kernel and
@@ -592,6 +747,22 @@ static int kb_gemm_pair_launch_t(const kb_gemm_args &a, unsigned grid, void *str
     (const void *)kb_gemm_pair_kernel<U, ST, MINB, 1>, (const void *)kb_gemm_pair_kernel<U, ST, MINB, 0>, \
     kb_gemm_pair_launch_t<U, ST, MINB> }
 
+static int kb_gemm_trip8_launch_t(const kb_gemm_args &a, unsigned grid, void *stream)
+{
+  typedef kb_gemm_trip8_shape S;
+  if (a.vec)
+    kb_gemm_trip8_kernel<1><<<grid, S::NT, S::SMEM, (cudaStream_t)stream>>>(a);
+  else
+    kb_gemm_trip8_kernel<0><<<grid, S::NT, S::SMEM, (cudaStream_t)stream>>>(a);
+  return (int)cudaGetLastError();
+}
+
+// TS: slabs of 512 a tile; TKC: the whole first factor (8); F = 3.
+#define KB_GEMM_TRIP8_ENTRY                                                                          \
+  { { 8, 8, kb_gemm_trip8_shape::U, 8, kb_gemm_trip8_shape::ST, 1, 0, kb_gemm_trip8_shape::NT,          \
+      kb_gemm_trip8_shape::SMEM, 0, 3 },                                                             \
+    (const void *)kb_gemm_trip8_kernel<1>, (const void *)kb_gemm_trip8_kernel<0>, kb_gemm_trip8_launch_t }
+
 // The instantiations; index i is kernel KB_KERNEL_GEMM_0 - i within a
 // process (tuning files name them by their parameters, kb_cuda_gemm_word).
 static const kb_gemm_entry kb_gemm_table[] = {
@@ -608,6 +779,7 @@ static const kb_gemm_entry kb_gemm_table[] = {
   KB_GEMM_PAIR_ENTRY(64, 2, 1),
   KB_GEMM_PAIR_ENTRY(32, 3, 2),
   KB_GEMM_PAIR_ENTRY(32, 2, 3),
+  KB_GEMM_TRIP8_ENTRY,
 };
 static const int kb_gemm_n = (int)(sizeof kb_gemm_table / sizeof kb_gemm_table[0]);
 // Kernel numbers past KB_KERNEL_GEMM_MAX are not recognised as slice-GEMM
@@ -636,8 +808,8 @@ extern "C" int kb_cuda_gemm_find(int type, int64_t p, int64_t q, int64_t K, int 
   if (type != 0 || index < 0 || index >= kb_gemm_n || p <= 0 || K % p != 0)
     return -1;
   const kb_cuda_gemm_info_t *g = &kb_gemm_table[index].info;
-  if (g->F == 2)   // the pair kernel's 32-bit offsets within a vector
-    return g->P == p && g->Q == q && K <= INT_MAX && K % ((int64_t)p * p * g->TS) == 0 ? 0 : -1;
+  if (g->F >= 2)   // the pair and trip8 kernels' 32-bit offsets within a vector
+    return g->P == p && g->Q == q && K <= INT_MAX && K % ((g->F == 3 ? p : 1) * p * p * g->TS) == 0 ? 0 : -1;
   return g->P == p && g->Q == q && (K / p) % g->TS == 0 ? 0 : -1;
 }
 
@@ -677,7 +849,8 @@ extern "C" int kb_cuda_gemm_launch(const kb_cuda_step_t *st, void *stream)
   int64_t b;
   if (i < 0 || i >= kb_gemm_n || st->nf != kb_gemm_table[i].info.F || st->in_is != 1 || st->out_is != 1 ||
       st->dev_scalars || kb_cuda_gemm_find(st->type, st->p[0], st->q[0], st->K, i) != 0 ||
-      (st->nf == 2 && (st->p[1] != st->p[0] || st->q[1] != st->q[0])))
+      (st->nf >= 2 && (st->p[1] != st->p[0] || st->q[1] != st->q[0])) ||
+      (st->nf == 3 && (st->p[2] != st->p[0] || st->q[2] != st->q[0])))
     return (int)cudaErrorInvalidValue;   // the planner never sends such a step here
   if (kb_cuda_dev_props(&dev, &nsm, &smem_max) != 0 || (occ = kb_gemm_occupancy(i)) <= 0)
     return (int)cudaErrorInvalidConfiguration;
@@ -688,10 +861,15 @@ extern "C" int kb_cuda_gemm_launch(const kb_cuda_step_t *st, void *stream)
   a.in_rs = st->in_rs;
   a.out_rs = st->out_rs;
   a.S = st->K / g->P;
-  if (g->F == 2) {
+  if (g->F >= 2) {
     a.fs_l1 = st->fs_l[1];
     a.fs_k1 = st->fs_k[1];
     a.S = st->K / (g->P * g->P);   // slabs: the output's stride of l0
+  }
+  if (g->F == 3) {
+    a.fs_l2 = st->fs_l[2];
+    a.fs_k2 = st->fs_k[2];
+    a.S = st->K / (g->P * g->P * g->P);
   }
   a.tps = a.S / g->TS;
   a.ntiles = st->m * a.tps;
@@ -705,7 +883,8 @@ extern "C" int kb_cuda_gemm_launch(const kb_cuda_step_t *st, void *stream)
     return (int)cudaSuccess;
   for (b = 0; b < st->batch; b++) {
     a.F = (const float *)st->F[0] + b * st->f_bs[0];
-    a.F1 = g->F == 2 ? (const float *)st->F[1] + b * st->f_bs[1] : nullptr;
+    a.F1 = g->F >= 2 ? (const float *)st->F[1] + b * st->f_bs[1] : nullptr;
+    a.F2 = g->F == 3 ? (const float *)st->F[2] + b * st->f_bs[2] : nullptr;
     a.in = (const float *)st->in + b * st->in_bs;
     a.out = (float *)st->out + b * st->out_bs;
     a.vec = kb_aligned(a.in, 16) && (st->m == 1 || a.in_rs % 4 == 0);
