@@ -1082,8 +1082,8 @@ again:
         choice_k[i] = c;
       }
     }
-    /* The slice-GEMM kernel's instantiations (one factor each, or two:
-     * the pair kernel). */
+    /* The slice-GEMM kernel's instantiations (one factor each, two for
+     * the pair kernel, three for the trip8 kernel). */
     for (c = 0; (policy == KRONBLAS_KERNELS_ALL || policy == KRONBLAS_KERNELS_NO_FUSION) && c < kb_cuda_gemm_count();
          c++) {
       const int F = kb_cuda_gemm_info(c)->F;
