@@ -392,6 +392,31 @@ kb_gemm_kt_kernel(const kb_gemm_args a)
   }
 }
 
+// The pair and trip8 kernels' copy of tile it of this block into its
+// stage: whole slabs of SLAB elements, a slab's stride SS in shared memory.
+// 16-byte piece tid + c NT of the tile is slab (tid + c NT) / (SLAB / 4),
+// piece tid % (SLAB / 4) of it; 4-byte copies where X is off 16 bytes.
+template <int U, int SLAB, int SS, int NT, int ST, int FAST>
+__device__ __forceinline__ void kb_gemm_issue_slabs(const kb_gemm_args &a, float *As, int64_t it, int tid)
+{
+  constexpr int PPS = SLAB / 4, STAGE = U * SS, CPT = U * SLAB / 4 / NT;
+  static_assert(NT % PPS == 0 && (U * SLAB / 4) % NT == 0, "whole slabs a round of pieces");
+  int64_t r, sb;
+  kb_gemm_tile(a, it, 1, &r, &sb);
+  const float *src = a.in + r * a.in_rs + sb * (U * SLAB) + 4 * tid;
+  float *dst = As + (int)(it % ST) * STAGE + (tid / PPS) * SS + 4 * (tid % PPS);
+#pragma unroll
+  for (int c = 0; c < CPT; c++) {
+    if (FAST) {
+      kb_cp16(dst + c * (NT / PPS) * SS, src + c * 4 * NT, true);
+    } else {
+#pragma unroll
+      for (int e = 0; e < 4; e++)
+        kb_cp<4>(dst + c * (NT / PPS) * SS + e, src + c * 4 * NT + e, true);
+    }
+  }
+}
+
 // kb_gemm_pair_kernel: two fused float 16x16 factors, the second one's sum
 // local to a thread (session 37).  A vector is slabs u of 256 elements,
 // X[u][d1][d0]; four threads share a slab, thread (u, tq) taking the
@@ -416,7 +441,7 @@ kb_gemm_kt_kernel(const kb_gemm_args a)
 template <int U, int ST>
 struct kb_gemm_pair_shape {
   static constexpr int P = 16, SS = P * P + 4;   // a slab's stride: 16-byte reads of 8 slabs in 8 bank groups
-  static constexpr int NT = 4 * U, STAGE = U * SS, CPT = U * 64 / NT;
+  static constexpr int NT = 4 * U, STAGE = U * SS;
   static constexpr int SMEM = (2 * P * P + ST * STAGE) * 4;
   static_assert(U % 32 == 0 && ST >= 2, "pair tile: a warp is 32 slabs of one tq");
 };
@@ -425,7 +450,7 @@ template <int U, int ST, int MINB, int FAST>
 __global__ void __launch_bounds__(4 * U, MINB) kb_gemm_pair_kernel(const kb_gemm_args a)
 {
   typedef kb_gemm_pair_shape<U, ST> S;
-  constexpr int P = S::P, SS = S::SS, NT = S::NT, STAGE = S::STAGE, CPT = S::CPT;
+  constexpr int P = S::P, SS = S::SS, NT = S::NT, STAGE = S::STAGE;
   extern __shared__ float4 kb_gemm_smem[];
   float *const Fa = (float *)kb_gemm_smem, *const Fb = Fa + P * P, *const As = Fb + P * P;
   const int tid = threadIdx.x, ul = tid % U;
@@ -436,24 +461,7 @@ __global__ void __launch_bounds__(4 * U, MINB) kb_gemm_pair_kernel(const kb_gemm
 
   kb_gemm_stage_factor<P, P, NT>(a.F, a.fs_l, a.fs_k, Fa);
   kb_gemm_stage_factor<P, P, NT>(a.F1, a.fs_l1, a.fs_k1, Fb);
-  // tile it of this block into its stage: 16-byte piece tid + c NT of the
-  // tile is slab tid / 64 + c NT / 64, piece tid % 64 of it
-  auto issue = [&](int64_t it) {
-    int64_t r, sb;
-    kb_gemm_tile(a, it, 1, &r, &sb);
-    const float *src = a.in + r * a.in_rs + sb * (U * P * P) + 4 * tid;
-    float *dst = As + (int)(it % ST) * STAGE + (tid / 64) * SS + 4 * (tid % 64);
-#pragma unroll
-    for (int c = 0; c < CPT; c++) {
-      if (FAST) {
-        kb_cp16(dst + c * (NT / 64) * SS, src + c * 4 * NT, true);
-      } else {
-#pragma unroll
-        for (int e = 0; e < 4; e++)
-          kb_cp<4>(dst + c * (NT / 64) * SS + e, src + c * 4 * NT + e, true);
-      }
-    }
-  };
+  auto issue = [&](int64_t it) { kb_gemm_issue_slabs<U, P * P, SS, NT, ST, FAST>(a, As, it, tid); };
 #pragma unroll
   for (int s = 0; s < ST - 1; s++) {
     if (s < mine)
@@ -549,7 +557,7 @@ __global__ void __launch_bounds__(4 * U, MINB) kb_gemm_pair_kernel(const kb_gemm
 // stages, 512 threads, one block an SM (194 KB), 100 registers.
 struct kb_gemm_trip8_shape {
   static constexpr int P = 8, SLAB = P * P * P, SS = SLAB + 4, U = 32, NT = U * P * 2, ST = 2;
-  static constexpr int STAGE = U * SS, CPT = U * SLAB / 4 / NT;
+  static constexpr int STAGE = U * SS;
   static constexpr int SMEM = (3 * P * P + ST * STAGE + U * SS) * 4;
 };
 
@@ -557,8 +565,7 @@ template <int FAST>
 __global__ void __launch_bounds__(kb_gemm_trip8_shape::NT, 1) kb_gemm_trip8_kernel(const kb_gemm_args a)
 {
   typedef kb_gemm_trip8_shape S;
-  constexpr int P = S::P, SLAB = S::SLAB, SS = S::SS, U = S::U, NT = S::NT, ST = S::ST, STAGE = S::STAGE,
-                CPT = S::CPT;
+  constexpr int P = S::P, SLAB = S::SLAB, SS = S::SS, U = S::U, NT = S::NT, ST = S::ST, STAGE = S::STAGE;
   extern __shared__ float4 kb_gemm_smem[];
   float *const Fa = (float *)kb_gemm_smem, *const Fb = Fa + P * P, *const Fc = Fb + P * P;
   float *const As = Fc + P * P, *const E = As + ST * STAGE;
@@ -571,23 +578,7 @@ __global__ void __launch_bounds__(kb_gemm_trip8_shape::NT, 1) kb_gemm_trip8_kern
   kb_gemm_stage_factor<P, P, NT>(a.F, a.fs_l, a.fs_k, Fa);
   kb_gemm_stage_factor<P, P, NT>(a.F1, a.fs_l1, a.fs_k1, Fb);
   kb_gemm_stage_factor<P, P, NT>(a.F2, a.fs_l2, a.fs_k2, Fc);
-  // 16-byte piece tid + c NT of tile it: slab tid / 128 + c NT / 128, piece tid % 128 of it
-  auto issue = [&](int64_t it) {
-    int64_t r, sb;
-    kb_gemm_tile(a, it, 1, &r, &sb);
-    const float *src = a.in + r * a.in_rs + sb * (U * SLAB) + 4 * tid;
-    float *dst = As + (int)(it % ST) * STAGE + (tid / 128) * SS + 4 * (tid % 128);
-#pragma unroll
-    for (int c = 0; c < CPT; c++) {
-      if (FAST) {
-        kb_cp16(dst + c * (NT / 128) * SS, src + c * 4 * NT, true);
-      } else {
-#pragma unroll
-        for (int e = 0; e < 4; e++)
-          kb_cp<4>(dst + c * (NT / 128) * SS + e, src + c * 4 * NT + e, true);
-      }
-    }
-  };
+  auto issue = [&](int64_t it) { kb_gemm_issue_slabs<U, SLAB, SS, NT, ST, FAST>(a, As, it, tid); };
 #pragma unroll
   for (int s = 0; s < ST - 1; s++) {
     if (s < mine)
