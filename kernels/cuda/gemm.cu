@@ -417,6 +417,39 @@ __device__ __forceinline__ void kb_gemm_issue_slabs(const kb_gemm_args &a, float
   }
 }
 
+// The pair and trip8 kernels' first factor on a P x P sub-slab X[d1][d0]
+// (rows of P): T[d1][j] = sum_d0 X[d1][d0] A[d0][4 tq + j] for all P d1,
+// A staged as rows of P / 4 float4 (kb_gemm_stage_factor), read as
+// broadcasts where tq is warp-uniform.
+template <int P>
+__device__ __forceinline__ void kb_gemm_first_factor(const float *X, const float *Fa, int tq, float (&T)[P][4])
+{
+#pragma unroll
+  for (int d1 = 0; d1 < P; d1++)
+#pragma unroll
+    for (int j = 0; j < 4; j++)
+      T[d1][j] = 0.0f;
+#pragma unroll
+  for (int g = 0; g < P / 4; g++) {
+    float4 b[4];
+#pragma unroll
+    for (int k = 0; k < 4; k++)
+      b[k] = ((const float4 *)Fa)[(4 * g + k) * (P / 4) + tq];
+#pragma unroll
+    for (int d1 = 0; d1 < P; d1++) {
+      const float4 x = *(const float4 *)(X + d1 * P + 4 * g);
+      const float xv[4] = { x.x, x.y, x.z, x.w };
+#pragma unroll
+      for (int k = 0; k < 4; k++) {
+        T[d1][0] = fmaf(xv[k], b[k].x, T[d1][0]);
+        T[d1][1] = fmaf(xv[k], b[k].y, T[d1][1]);
+        T[d1][2] = fmaf(xv[k], b[k].z, T[d1][2]);
+        T[d1][3] = fmaf(xv[k], b[k].w, T[d1][3]);
+      }
+    }
+  }
+}
+
 // kb_gemm_pair_kernel: two fused float 16x16 factors, the second one's sum
 // local to a thread (session 37).  A vector is slabs u of 256 elements,
 // X[u][d1][d0]; four threads share a slab, thread (u, tq) taking the
@@ -478,30 +511,7 @@ __global__ void __launch_bounds__(4 * U, MINB) kb_gemm_pair_kernel(const kb_gemm
     kb_cp_commit();
     const float *A = As + (int)(it % ST) * STAGE + ul * SS;
     float T[P][4];
-#pragma unroll
-    for (int d1 = 0; d1 < P; d1++)
-#pragma unroll
-      for (int j = 0; j < 4; j++)
-        T[d1][j] = 0.0f;
-#pragma unroll
-    for (int g = 0; g < P / 4; g++) {
-      float4 b[4];
-#pragma unroll
-      for (int k = 0; k < 4; k++)
-        b[k] = ((const float4 *)Fa)[(4 * g + k) * (P / 4) + tq];
-#pragma unroll
-      for (int d1 = 0; d1 < P; d1++) {
-        const float4 x = *(const float4 *)(A + d1 * P + 4 * g);
-        const float xv[4] = { x.x, x.y, x.z, x.w };
-#pragma unroll
-        for (int k = 0; k < 4; k++) {
-          T[d1][0] = fmaf(xv[k], b[k].x, T[d1][0]);
-          T[d1][1] = fmaf(xv[k], b[k].y, T[d1][1]);
-          T[d1][2] = fmaf(xv[k], b[k].z, T[d1][2]);
-          T[d1][3] = fmaf(xv[k], b[k].w, T[d1][3]);
-        }
-      }
-    }
+    kb_gemm_first_factor<P>(A, Fa, tq, T);
     int64_t r, sb;
     kb_gemm_tile(a, it, 1, &r, &sb);
     float *y = a.out + r * a.out_rs + sb * U + ul + 4 * tq * (int64_t)s0;
@@ -595,30 +605,7 @@ __global__ void __launch_bounds__(kb_gemm_trip8_shape::NT, 1) kb_gemm_trip8_kern
     kb_cp_commit();
     const float *X = As + (int)(it % ST) * STAGE + ul * SS + d2 * P * P;
     float T[P][4];
-#pragma unroll
-    for (int d1 = 0; d1 < P; d1++)
-#pragma unroll
-      for (int j = 0; j < 4; j++)
-        T[d1][j] = 0.0f;
-#pragma unroll
-    for (int g = 0; g < P / 4; g++) {
-      float4 b[4];
-#pragma unroll
-      for (int k = 0; k < 4; k++)
-        b[k] = ((const float4 *)Fa)[(4 * g + k) * (P / 4) + tq];
-#pragma unroll
-      for (int d1 = 0; d1 < P; d1++) {
-        const float4 x = *(const float4 *)(X + d1 * P + 4 * g);
-        const float xv[4] = { x.x, x.y, x.z, x.w };
-#pragma unroll
-        for (int k = 0; k < 4; k++) {
-          T[d1][0] = fmaf(xv[k], b[k].x, T[d1][0]);
-          T[d1][1] = fmaf(xv[k], b[k].y, T[d1][1]);
-          T[d1][2] = fmaf(xv[k], b[k].z, T[d1][2]);
-          T[d1][3] = fmaf(xv[k], b[k].w, T[d1][3]);
-        }
-      }
-    }
+    kb_gemm_first_factor<P>(X, Fa, tq, T);
     float V[P][4];
 #pragma unroll
     for (int l = 0; l < P; l++)
