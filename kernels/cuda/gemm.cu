@@ -89,6 +89,32 @@ __device__ __forceinline__ int64_t kb_gemm_mine(const kb_gemm_args &a)
   return a.ntiles > (int64_t)blockIdx.x ? (a.ntiles - 1 - blockIdx.x) / gridDim.x + 1 : 0;
 }
 
+// The cp.async pipeline of ST stages every slice-GEMM kernel runs over its
+// n chunks: start issues chunks 0 .. ST - 2; next, at the top of chunk g,
+// waits for chunk g, makes sure every thread is done with the stage chunk
+// g + ST - 1 goes into (it read it for chunk g - 1), and issues that one.
+// The barrier also covers what a kernel staged before (its factors).
+template <int ST, class Issue>
+__device__ __forceinline__ void kb_gemm_pipe_start(int64_t n, Issue issue)
+{
+#pragma unroll
+  for (int s = 0; s < ST - 1; s++) {
+    if (s < n)
+      issue(s);
+    kb_cp_commit();
+  }
+}
+
+template <int ST, class Issue>
+__device__ __forceinline__ void kb_gemm_pipe_next(int64_t g, int64_t n, Issue issue)
+{
+  kb_cp_wait<ST - 2>();
+  __syncthreads();
+  if (g + ST - 1 < n)
+    issue(g + ST - 1);
+  kb_cp_commit();
+}
+
 // The tile of chunk g: its vector r and its block of TS slices sb.
 __device__ __forceinline__ void kb_gemm_tile(const kb_gemm_args &a, int64_t g, int nkc, int64_t *r, int64_t *sb)
 {
@@ -168,12 +194,7 @@ kb_gemm_kernel(const kb_gemm_args a)
     }
   };
 
-#pragma unroll
-  for (int g = 0; g < ST - 1; g++) {
-    if (g < nchunks)
-      load(g);
-    kb_cp_commit();
-  }
+  kb_gemm_pipe_start<ST>(nchunks, load);
 #pragma unroll
   for (int i = 0; i < 8; i++)
 #pragma unroll
@@ -181,13 +202,7 @@ kb_gemm_kernel(const kb_gemm_args a)
       acc[i][j] = 0.0f;
 
   for (int64_t g = 0; g < nchunks; g++) {
-    kb_cp_wait<ST - 2>();
-    // also: the stage loaded next was read by every thread in chunk g - 1,
-    // and (g == 0) the factor is staged
-    __syncthreads();
-    if (g + ST - 1 < nchunks)
-      load(g + ST - 1);
-    kb_cp_commit();
+    kb_gemm_pipe_next<ST>(g, nchunks, load);
     const float *A = As + (int)(g % ST) * S::STAGE + ts * S::AS;
     const int kc = (int)(g % S::NKC);
     const float *B = Bs + kc * TKC * Q + 4 * tq;
@@ -495,20 +510,9 @@ __global__ void __launch_bounds__(4 * U, MINB) kb_gemm_pair_kernel(const kb_gemm
   kb_gemm_stage_factor<P, P, NT>(a.F, a.fs_l, a.fs_k, Fa);
   kb_gemm_stage_factor<P, P, NT>(a.F1, a.fs_l1, a.fs_k1, Fb);
   auto issue = [&](int64_t it) { kb_gemm_issue_slabs<U, P * P, SS, NT, ST, FAST>(a, As, it, tid); };
-#pragma unroll
-  for (int s = 0; s < ST - 1; s++) {
-    if (s < mine)
-      issue(s);
-    kb_cp_commit();
-  }
+  kb_gemm_pipe_start<ST>(mine, issue);
   for (int64_t it = 0; it < mine; it++) {
-    kb_cp_wait<ST - 2>();
-    // tile it landed for every thread, and the stage tile it - 1 used is
-    // free (also: the factors are staged)
-    __syncthreads();
-    if (it + ST - 1 < mine)
-      issue(it + ST - 1);
-    kb_cp_commit();
+    kb_gemm_pipe_next<ST>(it, mine, issue);
     const float *A = As + (int)(it % ST) * STAGE + ul * SS;
     float T[P][4];
     kb_gemm_first_factor<P>(A, Fa, tq, T);
@@ -589,20 +593,9 @@ __global__ void __launch_bounds__(kb_gemm_trip8_shape::NT, 1) kb_gemm_trip8_kern
   kb_gemm_stage_factor<P, P, NT>(a.F1, a.fs_l1, a.fs_k1, Fb);
   kb_gemm_stage_factor<P, P, NT>(a.F2, a.fs_l2, a.fs_k2, Fc);
   auto issue = [&](int64_t it) { kb_gemm_issue_slabs<U, SLAB, SS, NT, ST, FAST>(a, As, it, tid); };
-#pragma unroll
-  for (int s = 0; s < ST - 1; s++) {
-    if (s < mine)
-      issue(s);
-    kb_cp_commit();
-  }
+  kb_gemm_pipe_start<ST>(mine, issue);
   for (int64_t it = 0; it < mine; it++) {
-    kb_cp_wait<ST - 2>();
-    // tile it landed; the stage and E the last tile read are free (also:
-    // the factors are staged)
-    __syncthreads();
-    if (it + ST - 1 < mine)
-      issue(it + ST - 1);
-    kb_cp_commit();
+    kb_gemm_pipe_next<ST>(it, mine, issue);   // also: E the last tile read is free
     const float *X = As + (int)(it % ST) * STAGE + ul * SS + d2 * P * P;
     float T[P][4];
     kb_gemm_first_factor<P>(X, Fa, tq, T);
