@@ -337,6 +337,8 @@ static double kb_gemm_rate(const kb_cuda_gemm_info_t *g)
    * launches' bandwidth, so on an H100, where those bytes take longer than
    * its FMAs, it ties the fast kernel's two fused 16x16 factors and the
    * planner keeps those (measured only on the H200). */
+  if (g->F == 2)
+    return g->stages == 2 && g->minb == 3 ? 0 : g->TS == 64 ? 28.7e12 : 28.3e12;
   /* The trip8 kernel (three fused 8x8 factors), session 38's tuner on an
    * H200: 0.582-0.590 ms at K = 2^18, m = 1024, and 0.605-0.608 at K =
    * 2^24, m = 16, against 0.637-0.647 for the fast kernel's three fused
@@ -345,8 +347,6 @@ static double kb_gemm_rate(const kb_cuda_gemm_info_t *g)
    * H100 their bytes bind both and the fast launch stays. */
   if (g->F == 3)
     return 24e12;
-  if (g->F == 2)
-    return g->stages == 2 && g->minb == 3 ? 0 : g->TS == 64 ? 28.7e12 : 28.3e12;
   if (g->kt == 1 && g->TS == 128 && g->P == 64 && g->minb == 3)
     return g->ku == 16 ? 39.5e12 : full ? 37.1e12 : 0;
   if (g->kt == 1 && g->TS == 128 && g->P == 128 && g->minb == 2)

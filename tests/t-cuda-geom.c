@@ -165,8 +165,8 @@ static void plan_8x8_6(void)
   }
   tap_ok(big_cfg > 0, "float P = 8: a fused configuration of more than 256 threads, alone on its SM, is a candidate");
   tap_ok(big_alone == 0 && (clusters ? n >= 1 && fused + row + trip == n : n >= 2 && fused + trip == n),
-         "float 1024_8x8^6: the model's %lld steps (%d fused, %d rows over clusters, %d trip8) run blocks that share "
-         "their SM (%d alone)",
+         "float 1024_8x8^6: the model's %lld steps (%d fused, %d rows over clusters, %d on the trip8 kernel, alone "
+         "on its SM but measured faster) run fast blocks that share their SM (%d alone)",
          (long long)n, fused, row, trip, big_alone);
 }
 
@@ -195,6 +195,7 @@ static void gemm_words(void)
     if (kb_cuda_gemm_info(i)->F == 3)
       fits = fits && kb_cuda_gemm_find(0, 8, 8, 512 * (int64_t)kb_cuda_gemm_info(i)->TS, i) == 0 &&
              kb_cuda_gemm_find(0, 8, 8, 256 * (int64_t)kb_cuda_gemm_info(i)->TS, i) != 0 &&
+             kb_cuda_gemm_find(0, 8, 8, (int64_t)1 << 31, i) != 0 &&
              kb_cuda_gemm_find(0, 16, 16, 65536, i) != 0;
   tap_ok(pairs >= 2 && fits,
          "the pair kernel's %d entries fit whole tiles of slabs of 256 below 2^31 elements, float 16x16 only "
