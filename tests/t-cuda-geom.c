@@ -173,33 +173,36 @@ static void plan_8x8_6(void)
 /* The slice-GEMM table's words name its entries one to one (wisdom files
  * name kernels by them), and its pair kernel's entries (two fused 16x16
  * float factors, ":f2") fit vectors of whole tiles of TS slabs of 256 up
- * to 2^31 - 1 elements (its 32-bit offsets), and only 16x16 float. */
+ * to 2^31 - 1 elements (its 32-bit offsets), and only 16x16 float; the
+ * trip8 kernel's (":f3") the same with slabs of 512, 8x8 float only. */
 static void gemm_words(void)
 {
-  int i, n = kb_cuda_gemm_count(), words = 1, pairs = 0, fits = 1;
+  int i, n = kb_cuda_gemm_count(), words = 1, pairs = 0, trips = 0, fits = 1, fits3 = 1;
   char w[96];
   for (i = 0; i < n; i++) {
     const kb_cuda_gemm_info_t *g = kb_cuda_gemm_info(i);
     words = words && kb_cuda_gemm_word(i, w, (int)sizeof w) > 0 && kb_cuda_gemm_parse(w) == i &&
-            (strstr(w, ":f2") != NULL) == (g->F == 2);
-    if (g->F != 2)
-      continue;
-    pairs++;
-    fits = fits && kb_cuda_gemm_find(0, 16, 16, 256 * (int64_t)g->TS, i) == 0 &&
-           kb_cuda_gemm_find(0, 16, 16, 65536, i) == 0 && kb_cuda_gemm_find(0, 16, 16, 128 * (int64_t)g->TS, i) != 0 &&
-           kb_cuda_gemm_find(0, 16, 16, (int64_t)1 << 31, i) != 0 && kb_cuda_gemm_find(1, 16, 16, 65536, i) != 0 &&
-           kb_cuda_gemm_find(0, 16, 8, 65536, i) != 0 && kb_cuda_gemm_find(0, 8, 8, 65536, i) != 0;
+            (strstr(w, ":f2") != NULL) == (g->F == 2) && (strstr(w, ":f3") != NULL) == (g->F == 3);
+    if (g->F == 2) {
+      pairs++;
+      fits = fits && kb_cuda_gemm_find(0, 16, 16, 256 * (int64_t)g->TS, i) == 0 &&
+             kb_cuda_gemm_find(0, 16, 16, 65536, i) == 0 && kb_cuda_gemm_find(0, 16, 16, 128 * (int64_t)g->TS, i) != 0 &&
+             kb_cuda_gemm_find(0, 16, 16, (int64_t)1 << 31, i) != 0 && kb_cuda_gemm_find(1, 16, 16, 65536, i) != 0 &&
+             kb_cuda_gemm_find(0, 16, 8, 65536, i) != 0 && kb_cuda_gemm_find(0, 8, 8, 65536, i) != 0;
+    } else if (g->F == 3) {
+      trips++;
+      fits3 = fits3 && kb_cuda_gemm_find(0, 8, 8, 512 * (int64_t)g->TS, i) == 0 &&
+              kb_cuda_gemm_find(0, 8, 8, 256 * (int64_t)g->TS, i) != 0 &&
+              kb_cuda_gemm_find(0, 8, 8, (int64_t)1 << 31, i) != 0 && kb_cuda_gemm_find(1, 8, 8, 65536, i) != 0 &&
+              kb_cuda_gemm_find(0, 16, 16, 65536, i) != 0;
+    }
   }
-  tap_ok(words && n > 0, "the slice-GEMM table's %d words parse back to their entries, \":f2\" on the pair kernel's", n);
-  for (i = 0; i < n; i++)
-    if (kb_cuda_gemm_info(i)->F == 3)
-      fits = fits && kb_cuda_gemm_find(0, 8, 8, 512 * (int64_t)kb_cuda_gemm_info(i)->TS, i) == 0 &&
-             kb_cuda_gemm_find(0, 8, 8, 256 * (int64_t)kb_cuda_gemm_info(i)->TS, i) != 0 &&
-             kb_cuda_gemm_find(0, 8, 8, (int64_t)1 << 31, i) != 0 &&
-             kb_cuda_gemm_find(0, 16, 16, 65536, i) != 0;
+  tap_ok(words && n > 0, "the slice-GEMM table's %d words parse back to their entries, \":f2\" on the pair kernel's, "
+         "\":f3\" on the trip8 kernel's", n);
   tap_ok(pairs >= 2 && fits,
-         "the pair kernel's %d entries fit whole tiles of slabs of 256 below 2^31 elements, float 16x16 only "
-         "(the trip8 kernel's, slabs of 512, 8x8 only)", pairs);
+         "the pair kernel's %d entries fit whole tiles of slabs of 256 below 2^31 elements, float 16x16 only", pairs);
+  tap_ok(trips >= 1 && fits3,
+         "the trip8 kernel's %d entries fit whole tiles of slabs of 512 below 2^31 elements, float 8x8 only", trips);
 }
 
 /* The model's plans of the standard P >= 64 rows and the slice-GEMM
