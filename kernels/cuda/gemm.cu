@@ -89,7 +89,7 @@ __device__ __forceinline__ int64_t kb_gemm_mine(const kb_gemm_args &a)
   return a.ntiles > (int64_t)blockIdx.x ? (a.ntiles - 1 - blockIdx.x) / gridDim.x + 1 : 0;
 }
 
-// The cp.async pipeline of ST stages every slice-GEMM kernel runs over its
+// The cp.async pipeline of ST stages the slice, pair and trip8 kernels run over their
 // n chunks: start issues chunks 0 .. ST - 2; next, at the top of chunk g,
 // waits for chunk g, makes sure every thread is done with the stage chunk
 // g + ST - 1 goes into (it read it for chunk g - 1), and issues that one.
