@@ -60,6 +60,12 @@ typedef struct {
  * (kb_cuda_plan_nat_sub); steps has room for nfactors entries.  nsm: multiprocessors of the
  * device.  Returns the number of launches. */
 int64_t kb_cuda_plan(const kb_problem_t *pb, int policy, int nsm, kb_cuda_pstep_t *steps);
+/* The device rates the model prices launches with, given instead of read
+ * from the current device: bw the bytes/s of a fast launch (an H100's
+ * 2.85e12, an H200's about 4.18e12), fma its FMA rate against an H100's
+ * (SMs x clock).  For tests and tools/jit-time, which plan for a device
+ * that is not there; bw or fma <= 0 goes back to reading the device. */
+void kb_cuda_model_rates(double bw, double fma);
 /* The model's split alone, never the column plan; *total (if total) its
  * modelled seconds. */
 int64_t kb_cuda_plan_sliced(const kb_problem_t *pb, int policy, int nsm, kb_cuda_pstep_t *steps, double *total);

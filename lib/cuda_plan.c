@@ -85,13 +85,30 @@ typedef struct {
   double fma;   /* FMA rate against an H100's */
 } kb_dev_rates_t;
 static double kb_dev_bw[KB_MODEL_DEVS], kb_dev_fma[KB_MODEL_DEVS];
+static kb_dev_rates_t kb_dev_given;   /* kb_cuda_model_rates; bw 0: read them */
 static pthread_mutex_t kb_dev_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* The current device's, read once per device and process. */
+void kb_cuda_model_rates(double bw, double fma)
+{
+  pthread_mutex_lock(&kb_dev_lock);
+  kb_dev_given.bw = bw > 0 && fma > 0 ? bw : 0;
+  kb_dev_given.fma = bw > 0 && fma > 0 ? fma : 0;
+  pthread_mutex_unlock(&kb_dev_lock);
+}
+
+/* The current device's, read once per device and process (or the rates
+ * kb_cuda_model_rates gave). */
 static kb_dev_rates_t kb_dev_model(void)
 {
   kb_dev_rates_t r = { KB_BW_H100, 1.0 };
-  int dev = 0, mclk = 0, bus = 0, nsm = 0, clk = 0;
+  int dev = 0, mclk = 0, bus = 0, nsm = 0, clk = 0, given;
+  pthread_mutex_lock(&kb_dev_lock);
+  given = kb_dev_given.bw > 0;
+  if (given)
+    r = kb_dev_given;
+  pthread_mutex_unlock(&kb_dev_lock);
+  if (given)
+    return r;
   if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= KB_MODEL_DEVS) {
     (void)cudaGetLastError();
     return r;

@@ -170,6 +170,56 @@ static void plan_8x8_6(void)
          (long long)n, fused, row, trip, big_alone);
 }
 
+/* Float P x P ^ n at m: how many of the model's steps are the slice-GEMM
+ * kernel's with F factors, and (*nsteps) how many steps. */
+static int gemm_f_steps(int64_t m, int n, int64_t P, int F, int64_t *nsteps)
+{
+  int64_t p[8], fs_l[8], fs_k[8], i, ns;
+  kb_cuda_pstep_t steps[8];
+  kb_problem_t pb;
+  int k = 0;
+  for (i = 0; i < n; i++) {
+    p[i] = P;
+    fs_l[i] = 1;
+    fs_k[i] = P;
+  }
+  kb_t_square_pb(KRONBLAS_R_32F, m, n, p, &pb);
+  pb.batch = 1;
+  pb.fs_l = fs_l;
+  pb.fs_k = fs_k;
+  ns = kb_cuda_plan(&pb, KRONBLAS_KERNELS_ALL, 132, steps);
+  for (i = 0; i < ns; i++)
+    k += kb_cuda_kernel_is_gemm(steps[i].kernel) && steps[i].nf == F;
+  *nsteps = ns;
+  return k;
+}
+
+/* The model's plans on rates given for a device (kb_cuda_model_rates).  On
+ * an H200's (4.18e12 B/s, an H100's FMA rate) they are what session 38's
+ * H200 planned and measured fastest: float 1024_8x8^6 in two trip8
+ * launches, 16_16x16^6 in three pair launches.  On an H100's (2.85e12)
+ * the bytes price those kernels and the fast kernel's fused launches alike,
+ * and the model keeps the fast ones (neither kernel measured on an H100). */
+static void plan_rates(void)
+{
+  int64_t n8, n16;
+  int t8, p16;
+  kb_cuda_model_rates(4.18e12, 1.0);
+  t8 = gemm_f_steps(1024, 6, 8, 3, &n8);
+  p16 = gemm_f_steps(16, 6, 16, 2, &n16);
+  tap_ok(t8 == 2 && n8 == 2 && p16 == 3 && n16 == 3,
+         "an H200's rates: float 1024_8x8^6 on the trip8 kernel (%d of %lld steps), 16_16x16^6 on the pair kernel "
+         "(%d of %lld)",
+         t8, (long long)n8, p16, (long long)n16);
+  kb_cuda_model_rates(2.85e12, 1.0);
+  t8 = gemm_f_steps(1024, 6, 8, 3, &n8);
+  p16 = gemm_f_steps(16, 6, 16, 2, &n16);
+  tap_ok(t8 == 0 && p16 == 0 && n8 >= 1 && n16 >= 1,
+         "an H100's rates: float 1024_8x8^6 and 16_16x16^6 on neither (%d trip8 of %lld steps, %d pair of %lld)", t8,
+         (long long)n8, p16, (long long)n16);
+  kb_cuda_model_rates(0, 0);
+}
+
 /* The slice-GEMM table's words name its entries one to one (wisdom files
  * name kernels by them), and its pair kernel's entries (two fused 16x16
  * float factors, ":f2") fit vectors of whole tiles of TS slabs of 256 up
@@ -358,6 +408,7 @@ int main(void)
   plan_16x16(100);
   plan_16x16(1024);
   plan_8x8_6();
+  plan_rates();
   plan_50_32x8_64x128(KRONBLAS_R_32F, "float");
   plan_50_32x8_64x128(KRONBLAS_R_64F, "double");
   plan_gemm(KRONBLAS_R_32F, 1024, 3, 64, 1);

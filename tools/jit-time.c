@@ -1,7 +1,7 @@
 /* jit-time.c - where the JIT's compile time goes (noinst, no GPU needed).
  *
  *   tools/jit-time [-s SM] [-t s,d] [-X NVRTC-OPTION]... [-r N] [-M]
- *                  [-S SOURCE [-N]] [-R] [-P] [SHAPE|SET]...
+ *                  [-S SOURCE [-N]] [-R] [-P] [-B BYTES_PER_S[,FMA]] [SHAPE|SET]...
  *
  * Runs the CUDA planner's JIT candidate generation (kb_jit_candidates, via
  * kb_cuda_plan with the H100's 132 SMs and, without a GPU, its 227 KB of
@@ -23,6 +23,9 @@
  *   -R    RIGHT/N problems (X and Y contiguous along m) instead of LEFT/N
  *   -P    print each shape's model plan and stop (no compiles; with
  *         KRONBLAS_LOG_LEVEL=debug the model's costs go to stderr)
+ *   -B    the model's device rates, given: a fast launch's bytes/s and
+ *         (optional, after a comma) its FMA rate against an H100's; e.g.
+ *         -B 4.18e12 plans for an H200 (default: an H100's, 2.85e12,1)
  *   -X    one more NVRTC option (e.g. -X -Xptxas=-O1), to try levers
  *   -S    another kernel text (kb_cuda_kernels.h, kb_cuda_ops.cuh and
  *         kb_fast.cuh concatenated without their #include "..." lines, as
@@ -193,6 +196,7 @@ int main(int argc, char **argv)
   for (i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
       printf("usage: jit-time [-s SM] [-t s,d] [-X NVRTC-OPTION]... [-r N] [-M] [-S SOURCE [-N]] [-R] [-P]\n"
+             "                [-B BYTES_PER_S[,FMA]]\n"
              "                [SHAPE|SET]...\n"
              "NVRTC compile time of the CUDA planner's JIT configurations (default set: realworld);\n"
              "see the comment at the top of tools/jit-time.c.\n");
@@ -225,6 +229,13 @@ int main(int argc, char **argv)
       right = 1;
     } else if (!strcmp(argv[i], "-P")) {
       plan_only = 1;
+    } else if (!strcmp(argv[i], "-B") && i + 1 < argc) {
+      double bw = 0, fma = 1.0;
+      if (sscanf(argv[++i], "%lf,%lf", &bw, &fma) < 1 || bw <= 0 || fma <= 0) {
+        fprintf(stderr, "jit-time: -B wants BYTES_PER_S[,FMA] (e.g. 4.18e12 for an H200)\n");
+        return 2;
+      }
+      kb_cuda_model_rates(bw, fma);
     } else {
       const char *const *set = kb_shape_set(argv[i]);
       const char *one[2] = { argv[i], NULL };
