@@ -122,6 +122,25 @@ static void plan_50_32x8_64x128(kronblasDataType_t type, const char *name)
          (long long)n, n > 0 ? steps[0].kernel : 0);
 }
 
+/* The model's plan (kb_cuda_plan, 132 SMs, policy ALL) of m rows of n
+ * square P x P factors of the type (LEFT, N); steps has room for n. */
+static int64_t square_plan(kronblasDataType_t type, int64_t m, int n, int64_t P, kb_cuda_pstep_t *steps)
+{
+  int64_t p[8], fs_l[8], fs_k[8];
+  kb_problem_t pb;
+  int i;
+  for (i = 0; i < n && i < 8; i++) {
+    p[i] = P;
+    fs_l[i] = 1;
+    fs_k[i] = P;
+  }
+  kb_t_square_pb(type, m, n, p, &pb);
+  pb.batch = 1;
+  pb.fs_l = fs_l;
+  pb.fs_k = fs_k;
+  return kb_cuda_plan(&pb, KRONBLAS_KERNELS_ALL, 132, steps);
+}
+
 /* The model's plan of float 1024_8x8^6 (LEFT, N): its fused fast steps on
  * blocks of at most 256 threads, or on blocks that share their SM.  A
  * 512-thread block alone on its SM ran the 2^28-element passes 12-15%
@@ -136,22 +155,13 @@ static void plan_50_32x8_64x128(kronblasDataType_t type, const char *name)
  * SM, measured 8% faster than the fast launch; session 38). */
 static void plan_8x8_6(void)
 {
-  int64_t p[6] = { 8, 8, 8, 8, 8, 8 }, fs_l[6], fs_k[6], n, i;
+  int64_t p[6] = { 8, 8, 8, 8, 8, 8 }, n, i;
   kb_cuda_pstep_t steps[6];
   const kb_cuda_fast_cfg_t *cfg;
-  kb_problem_t pb;
   int ncfg, fused = 0, row = 0, trip = 0, big_alone = 0, big_cfg = 0;
   kb_cuda_row_geom_t g;
   const int clusters = kb_cuda_row_geom(0, 1024, 1, 262144, 6, p, p, &g) == 0;
-  for (i = 0; i < 6; i++) {
-    fs_l[i] = 1;
-    fs_k[i] = 8;
-  }
-  kb_t_square_pb(KRONBLAS_R_32F, 1024, 6, p, &pb);
-  pb.batch = 1;
-  pb.fs_l = fs_l;
-  pb.fs_k = fs_k;
-  n = kb_cuda_plan(&pb, KRONBLAS_KERNELS_ALL, 132, steps);
+  n = square_plan(KRONBLAS_R_32F, 1024, 6, 8, steps);
   cfg = kb_cuda_fast_cfgs(&ncfg);
   for (i = 0; i < ncfg; i++)
     big_cfg += cfg[i].type == 0 && cfg[i].P == 8 && cfg[i].F > 1 && cfg[i].threads > 256 && cfg[i].occupancy == 1;
@@ -174,20 +184,10 @@ static void plan_8x8_6(void)
  * kernel's with F factors, and (*nsteps) how many steps. */
 static int gemm_f_steps(int64_t m, int n, int64_t P, int F, int64_t *nsteps)
 {
-  int64_t p[8], fs_l[8], fs_k[8], i, ns;
   kb_cuda_pstep_t steps[8];
-  kb_problem_t pb;
+  const int64_t ns = square_plan(KRONBLAS_R_32F, m, n, P, steps);
+  int64_t i;
   int k = 0;
-  for (i = 0; i < n; i++) {
-    p[i] = P;
-    fs_l[i] = 1;
-    fs_k[i] = P;
-  }
-  kb_t_square_pb(KRONBLAS_R_32F, m, n, p, &pb);
-  pb.batch = 1;
-  pb.fs_l = fs_l;
-  pb.fs_k = fs_k;
-  ns = kb_cuda_plan(&pb, KRONBLAS_KERNELS_ALL, 132, steps);
   for (i = 0; i < ns; i++)
     k += kb_cuda_kernel_is_gemm(steps[i].kernel) && steps[i].nf == F;
   *nsteps = ns;
@@ -266,21 +266,11 @@ static void gemm_words(void)
  * has no double entries). */
 static void plan_gemm(kronblasDataType_t type, int64_t m, int nf, int64_t P, int want)
 {
-  int64_t p[4], fs_l[4], fs_k[4], n, i;
+  int64_t n, i;
   kb_cuda_pstep_t steps[4];
-  kb_problem_t pb;
   int on = 0, on128 = 0, onkt = 0, onu16 = 0;
   char w[96];
-  for (i = 0; i < nf; i++) {
-    p[i] = P;
-    fs_l[i] = 1;
-    fs_k[i] = P;
-  }
-  kb_t_square_pb(type, m, nf, p, &pb);
-  pb.batch = 1;
-  pb.fs_l = fs_l;
-  pb.fs_k = fs_k;
-  n = kb_cuda_plan(&pb, KRONBLAS_KERNELS_ALL, 132, steps);
+  n = square_plan(type, m, nf, P, steps);
   for (i = 0; i < n; i++)
     if (kb_cuda_kernel_is_gemm(steps[i].kernel)) {
       on++;
