@@ -131,33 +131,34 @@ static void bad_words(void)
   kronblasForgetWisdom(tc_gpu);
 }
 
-/* The tuner times the instantiations that fit (its log lines), and what
- * it keeps is right (tc_run's checks). */
-static void tuned(void)
+/* Whether the tuner, tuning float m x p[0..nf-1] (LEFT, N), names every
+ * one of words (NULL-terminated) in its log; what it keeps is checked by
+ * tc_run.  Its wisdom forgotten after. */
+static int tuner_times(int64_t m, int nf, const int64_t *p, const int64_t *q, const char *const *words)
 {
   tc_case_t c;
   char *b;
-  tc_case_init(&c, KRONBLAS_R_32F, KRONBLAS_SIDE_LEFT, KRONBLAS_OP_N, KRONBLAS_OP_N, 4, 3, pA, qA);
+  int ok;
+  tc_case_init(&c, KRONBLAS_R_32F, KRONBLAS_SIDE_LEFT, KRONBLAS_OP_N, KRONBLAS_OP_N, m, nf, p, q);
   c.tune = 1;
   b = ts_run_log(&c);
-  tap_ok(b != NULL && strstr(b, " gemm -16 ") != NULL && strstr(b, " gemm -17 ") != NULL &&
-             strstr(b, W64A) != NULL,
-         "the tuner times both 64x64 instantiations (4_64x64,2x4,64x64 float)");
+  ok = b != NULL;
+  for (; ok && *words != NULL; words++)
+    ok = strstr(b, *words) != NULL;
   free(b);
   kronblasForgetWisdom(tc_gpu);
-  tc_case_init(&c, KRONBLAS_R_32F, KRONBLAS_SIDE_LEFT, KRONBLAS_OP_N, KRONBLAS_OP_N, 5, 4, pD, pD);
-  c.tune = 1;
-  b = ts_run_log(&c);
-  tap_ok(b != NULL && strstr(b, WPA) != NULL && strstr(b, WPB) != NULL && strstr(b, WPC) != NULL,
-         "the tuner times the pair kernel's instantiations (5_16x16^4 float)");
-  free(b);
-  kronblasForgetWisdom(tc_gpu);
-  tc_case_init(&c, KRONBLAS_R_32F, KRONBLAS_SIDE_LEFT, KRONBLAS_OP_N, KRONBLAS_OP_N, 5, 5, pG, pG);
-  c.tune = 1;
-  b = ts_run_log(&c);
-  tap_ok(b != NULL && strstr(b, WT) != NULL, "the tuner times the trip8 kernel (5_8x8^5 float)");
-  free(b);
-  kronblasForgetWisdom(tc_gpu);
+  return ok;
+}
+
+/* The tuner times the instantiations that fit (its log lines). */
+static void tuned(void)
+{
+  static const char *const w64[] = { " gemm -16 ", " gemm -17 ", W64A, NULL };
+  static const char *const wpair[] = { WPA, WPB, WPC, NULL };
+  static const char *const wtrip[] = { WT, NULL };
+  tap_ok(tuner_times(4, 3, pA, qA, w64), "the tuner times both 64x64 instantiations (4_64x64,2x4,64x64 float)");
+  tap_ok(tuner_times(5, 4, pD, pD, wpair), "the tuner times the pair kernel's instantiations (5_16x16^4 float)");
+  tap_ok(tuner_times(5, 5, pG, pG, wtrip), "the tuner times the trip8 kernel (5_8x8^5 float)");
 }
 
 int main(void)

@@ -5,7 +5,8 @@
 // A_r the vector as P x S (k fastest), C_r the output vector with its new
 // digit slowest (the step semantics of kb_cuda_kernels.h, what the cuBLAS
 // step computes through cublasSgemmStridedBatched).  Its pair kernel
-// (kb_gemm_pair_kernel, below the others) takes two fused 16x16 factors.
+// (kb_gemm_pair_kernel, below the others) takes two fused 16x16 factors,
+// its trip8 kernel (kb_gemm_trip8_kernel) three fused 8x8 ones.
 //
 // Why not cuBLAS: for P >= 64 a step is compute bound, and cuBLAS' batched
 // GEMMs of inner dimension 64 or 128 run at 66-70% of the in-run SGEMM
@@ -779,9 +780,11 @@ extern "C" int kb_cuda_gemm_find(int type, int64_t p, int64_t q, int64_t K, int 
   if (type != 0 || index < 0 || index >= kb_gemm_n || p <= 0 || K % p != 0)
     return -1;
   const kb_cuda_gemm_info_t *g = &kb_gemm_table[index].info;
-  if (g->F >= 2)   // the pair and trip8 kernels' 32-bit offsets within a vector
-    return g->P == p && g->Q == q && K <= INT_MAX && K % ((g->F == 3 ? p : 1) * p * p * g->TS) == 0 ? 0 : -1;
-  return g->P == p && g->Q == q && (K / p) % g->TS == 0 ? 0 : -1;
+  int64_t slab = 1;   // p^F: a slice (F = 1) or a slab of the fused kernels
+  for (int f = 0; f < g->F; f++)
+    slab *= p;
+  // whole tiles of TS; the fused kernels' offsets within a vector are 32-bit
+  return g->P == p && g->Q == q && K % (slab * g->TS) == 0 && (g->F == 1 || K <= INT_MAX) ? 0 : -1;
 }
 
 // Blocks per SM of instantiation i on the current device, its shared-memory
@@ -816,13 +819,14 @@ static int kb_gemm_occupancy(int i)
 extern "C" int kb_cuda_gemm_launch(const kb_cuda_step_t *st, void *stream)
 {
   const int i = KB_KERNEL_GEMM_0 - st->kernel;
-  int dev, nsm, smem_max, occ;
+  int dev, nsm, smem_max, occ, f;
   int64_t b;
   if (i < 0 || i >= kb_gemm_n || st->nf != kb_gemm_table[i].info.F || st->in_is != 1 || st->out_is != 1 ||
-      st->dev_scalars || kb_cuda_gemm_find(st->type, st->p[0], st->q[0], st->K, i) != 0 ||
-      (st->nf >= 2 && (st->p[1] != st->p[0] || st->q[1] != st->q[0])) ||
-      (st->nf == 3 && (st->p[2] != st->p[0] || st->q[2] != st->q[0])))
+      st->dev_scalars || kb_cuda_gemm_find(st->type, st->p[0], st->q[0], st->K, i) != 0)
     return (int)cudaErrorInvalidValue;   // the planner never sends such a step here
+  for (f = 1; f < st->nf; f++)
+    if (st->p[f] != st->p[0] || st->q[f] != st->q[0])
+      return (int)cudaErrorInvalidValue;
   if (kb_cuda_dev_props(&dev, &nsm, &smem_max) != 0 || (occ = kb_gemm_occupancy(i)) <= 0)
     return (int)cudaErrorInvalidConfiguration;
   const kb_cuda_gemm_info_t *g = &kb_gemm_table[i].info;
@@ -831,17 +835,13 @@ extern "C" int kb_cuda_gemm_launch(const kb_cuda_step_t *st, void *stream)
   a.fs_k = st->fs_k[0];
   a.in_rs = st->in_rs;
   a.out_rs = st->out_rs;
-  a.S = st->K / g->P;
-  if (g->F >= 2) {
-    a.fs_l1 = st->fs_l[1];
-    a.fs_k1 = st->fs_k[1];
-    a.S = st->K / (g->P * g->P);   // slabs: the output's stride of l0
-  }
-  if (g->F == 3) {
-    a.fs_l2 = st->fs_l[2];
-    a.fs_k2 = st->fs_k[2];
-    a.S = st->K / (g->P * g->P * g->P);
-  }
+  a.S = st->K;   // slices (F = 1) or slabs: the output's stride of l0
+  for (f = 0; f < g->F; f++)
+    a.S /= g->P;
+  a.fs_l1 = g->F >= 2 ? st->fs_l[1] : 0;
+  a.fs_k1 = g->F >= 2 ? st->fs_k[1] : 0;
+  a.fs_l2 = g->F == 3 ? st->fs_l[2] : 0;
+  a.fs_k2 = g->F == 3 ? st->fs_k[2] : 0;
   a.tps = a.S / g->TS;
   a.ntiles = st->m * a.tps;
   a.epilogue = st->epilogue;

@@ -59,7 +59,8 @@ enum { KB_KERNEL_ROW = -6 };
 enum { KB_KERNEL_ROW_VAR = -64 };
 /* The slice-GEMM kernel (kernels/cuda/gemm.cu): one float factor of P x Q
  * (P, Q of its instantiations) as a register-tiled GEMM per vector over a
- * resident grid, the factor held in shared memory; instantiation i is
+ * resident grid, the factor held in shared memory (or two or three fused
+ * factors: its pair and trip8 kernels); instantiation i is
  * kernel KB_KERNEL_GEMM_0 - i: -16 down to -47, clear of the whole-row
  * variants (KB_KERNEL_ROW_VAR - 17 and below); gemm.cu asserts its table fits. */
 enum { KB_KERNEL_GEMM_0 = -16, KB_KERNEL_GEMM_MAX = 32 };
@@ -316,7 +317,8 @@ void kb_cuda_row_magic(uint32_t d, uint32_t *mul, int *sh);
  * its warps as 8 x 4 threads, 0 kb_gemm_kernel), threads and dynamic
  * shared memory (bytes) per block, and for kt the k-steps its k-loop
  * unrolls (ku; 0 or TKC: all of a chunk).  F = 2: the pair kernel
- * (kb_gemm_pair_kernel), two fused 16x16 factors, TS slabs of 256 a tile.
+ * (kb_gemm_pair_kernel), two fused 16x16 factors, TS slabs of 256 a tile;
+ * F = 3: the trip8 kernel, three fused 8x8 factors, TS slabs of 512.
  * kb_cuda_gemm_info: NULL past the last.  kb_cuda_gemm_find: 0 if
  * instantiation index can apply a p x q factor of type (F of them) to
  * vectors of length K, -1 if not.  The launch also needs in_is == out_is
@@ -325,7 +327,7 @@ void kb_cuda_row_magic(uint32_t d, uint32_t *mul, int *sh);
 typedef struct {
   int P, Q, TS, TKC, stages, minb, kt, threads, smem;
   int ku;
-  int F;             /* factors a step: 1, or 2 (the pair kernel) */
+  int F;             /* factors a step: 1, 2 (the pair kernel) or 3 (trip8) */
 } kb_cuda_gemm_info_t;
 int kb_cuda_gemm_count(void);
 const kb_cuda_gemm_info_t *kb_cuda_gemm_info(int index);
