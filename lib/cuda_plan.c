@@ -361,9 +361,17 @@ static double kb_gemm_rate(const kb_cuda_gemm_info_t *g)
    * 2^24, m = 16, against 0.637-0.647 for the fast kernel's three fused
    * 8x8 (which kb_fast_rate prices at 0.586).  Priced in the same
    * proportion, 0.92 of that: 24 TFLOP/s with its rounds counted.  On an
-   * H100 their bytes bind both and the fast launch stays. */
+   * H100 their bytes bind both and the fast launch stays.  With three
+   * stages (the exchange in the stage its tile came in), session 39's
+   * tuner, ms a pass against two stages: 2^28 elements 0.567-0.575 against
+   * 0.584-0.592 (K = 2^18, m = 1024) and 0.601-0.605 against 0.605-0.608
+   * (K = 2^24, m = 16); 2^27 0.289-0.291 against 0.298-0.302; 2^26
+   * 0.149-0.151 against 0.152-0.154; but 2^25 0.082-0.083 against
+   * 0.078-0.080, below KB_GEMM_TRIP8_MIN_ELEMS, where the model takes
+   * neither.  24.7, so the model takes three stages wherever it took
+   * two. */
   if (g->F == 3)
-    return 24e12;
+    return g->stages == 3 ? 24.7e12 : 24e12;
   if (g->kt == 1 && g->TS == 128 && g->P == 64 && g->minb == 3)
     return g->ku == 16 ? 39.5e12 : full ? 37.1e12 : 0;
   if (g->kt == 1 && g->TS == 128 && g->P == 128 && g->minb == 2)

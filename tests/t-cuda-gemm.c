@@ -25,6 +25,7 @@
 #define WPB "gemm:p16:q16:ts32:tk16:st3:mb2:f2"
 #define WPC "gemm:p16:q16:ts32:tk16:st2:mb3:f2"
 #define WT "gemm:p8:q8:ts32:tk8:st2:mb1:f3"
+#define WT3 "gemm:p8:q8:ts32:tk8:st3:mb1:f3"
 
 /* Shapes whose 64x64 (128x128) factors see S = K/P a multiple of 128:
  * the first step S = 2*64 (3*128), the last after a 2x4 (3x2) factor. */
@@ -71,6 +72,8 @@ static void forced(void)
     { pG, pG, "4:3:" WT " 1:1:generic 0:1:generic", 80, 5 },
     { pG, pG, "4:1:generic 3:1:generic 2:3:" WT, 80, 5 },
     { pH, qH, "6:3:" WT " 3:1:generic 2:3:" WT, 5, 7 },
+    { pG, pG, "4:3:" WT3 " 1:1:generic 0:1:generic", 80, 5 },
+    { pH, qH, "6:3:" WT3 " 3:1:generic 2:3:" WT3, 5, 7 },
   };
   size_t s;
   int rep;
@@ -155,10 +158,10 @@ static void tuned(void)
 {
   static const char *const w64[] = { " gemm -16 ", " gemm -17 ", W64A, NULL };
   static const char *const wpair[] = { WPA, WPB, WPC, NULL };
-  static const char *const wtrip[] = { WT, NULL };
+  static const char *const wtrip[] = { WT, WT3, NULL };
   tap_ok(tuner_times(4, 3, pA, qA, w64), "the tuner times both 64x64 instantiations (4_64x64,2x4,64x64 float)");
   tap_ok(tuner_times(5, 4, pD, pD, wpair), "the tuner times the pair kernel's instantiations (5_16x16^4 float)");
-  tap_ok(tuner_times(5, 5, pG, pG, wtrip), "the tuner times the trip8 kernel (5_8x8^5 float)");
+  tap_ok(tuner_times(5, 5, pG, pG, wtrip), "the tuner times the trip8 kernel's instantiations (5_8x8^5 float)");
 }
 
 int main(void)

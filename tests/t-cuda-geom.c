@@ -181,23 +181,25 @@ static void plan_8x8_6(void)
 }
 
 /* Float P x P ^ n at m: how many of the model's steps are the slice-GEMM
- * kernel's with F factors, and (*nsteps) how many steps. */
-static int gemm_f_steps(int64_t m, int n, int64_t P, int F, int64_t *nsteps)
+ * kernel's with F factors, and (*nsteps) how many steps; with stages > 0,
+ * only its entries of that many stages. */
+static int gemm_f_steps(int64_t m, int n, int64_t P, int F, int stages, int64_t *nsteps)
 {
   kb_cuda_pstep_t steps[8];
   const int64_t ns = square_plan(KRONBLAS_R_32F, m, n, P, steps);
   int64_t i;
   int k = 0;
   for (i = 0; i < ns; i++)
-    k += kb_cuda_kernel_is_gemm(steps[i].kernel) && steps[i].nf == F;
+    k += kb_cuda_kernel_is_gemm(steps[i].kernel) && steps[i].nf == F &&
+         (stages == 0 || kb_cuda_gemm_info(KB_KERNEL_GEMM_0 - steps[i].kernel)->stages == stages);
   *nsteps = ns;
   return k;
 }
 
 /* The model's plans on rates given for a device (kb_cuda_model_rates).  On
- * an H200's (4.18e12 B/s, an H100's FMA rate) they are what session 38's
- * H200 planned and measured fastest: float 1024_8x8^6 in two trip8
- * launches, 16_16x16^6 in three pair launches.  On an H100's (2.85e12)
+ * an H200's (4.18e12 B/s, an H100's FMA rate) they are what sessions 38
+ * and 39's H200 planned and measured fastest: float 1024_8x8^6 in two
+ * trip8 launches of three stages, 16_16x16^6 in three pair launches.  On an H100's (2.85e12)
  * the bytes price those kernels and the fast kernel's fused launches alike,
  * and the model keeps the fast ones (neither kernel measured on an H100). */
 static void plan_rates(void)
@@ -205,15 +207,16 @@ static void plan_rates(void)
   int64_t n8, n16;
   int t8, p16;
   kb_cuda_model_rates(4.18e12, 1.0);
-  t8 = gemm_f_steps(1024, 6, 8, 3, &n8);
-  p16 = gemm_f_steps(16, 6, 16, 2, &n16);
+  t8 = gemm_f_steps(1024, 6, 8, 3, 3, &n8);
+  p16 = gemm_f_steps(16, 6, 16, 2, 0, &n16);
   tap_ok(t8 == 2 && n8 == 2 && p16 == 3 && n16 == 3,
-         "an H200's rates: float 1024_8x8^6 on the trip8 kernel (%d of %lld steps), 16_16x16^6 on the pair kernel "
+         "an H200's rates: float 1024_8x8^6 on the trip8 kernel's three stages (%d of %lld steps), 16_16x16^6 on "
+         "the pair kernel "
          "(%d of %lld)",
          t8, (long long)n8, p16, (long long)n16);
   kb_cuda_model_rates(2.85e12, 1.0);
-  t8 = gemm_f_steps(1024, 6, 8, 3, &n8);
-  p16 = gemm_f_steps(16, 6, 16, 2, &n16);
+  t8 = gemm_f_steps(1024, 6, 8, 3, 0, &n8);
+  p16 = gemm_f_steps(16, 6, 16, 2, 0, &n16);
   tap_ok(t8 == 0 && p16 == 0 && n8 >= 1 && n16 >= 1,
          "an H100's rates: float 1024_8x8^6 and 16_16x16^6 on neither (%d trip8 of %lld steps, %d pair of %lld)", t8,
          (long long)n8, p16, (long long)n16);

@@ -570,17 +570,22 @@ __global__ void __launch_bounds__(4 * U, MINB) kb_gemm_pair_kernel(const kb_gemm
 // 16-byte reads of 32 slabs hit 8 bank groups, a warp's stores of one
 // (l2, l0) are 128 contiguous bytes.  Tiles of U = 32 slabs (64 KB), two
 // stages, 512 threads, one block an SM (194 KB), 100 registers.
+// With ST = 3 the exchange goes into the stage the tile came in (E[u] in
+// slab u's place, after a barrier: every thread is done with X), so three
+// stages fit where two and E did: two tiles' loads in flight, not one.
+template <int ST>
 struct kb_gemm_trip8_shape {
-  static constexpr int P = 8, SLAB = P * P * P, SS = SLAB + 4, U = 32, NT = U * P * 2, ST = 2;
+  static constexpr int P = 8, SLAB = P * P * P, SS = SLAB + 4, U = 32, NT = U * P * 2;
   static constexpr int STAGE = U * SS;
-  static constexpr int SMEM = (3 * P * P + ST * STAGE + U * SS) * 4;
+  static constexpr int SMEM = (3 * P * P + ST * STAGE + (ST == 2 ? U * SS : 0)) * 4;
+  static_assert(ST == 2 || ST == 3, "E apart (2 stages) or in place (3)");
 };
 
-template <int FAST>
-__global__ void __launch_bounds__(kb_gemm_trip8_shape::NT, 1) kb_gemm_trip8_kernel(const kb_gemm_args a)
+template <int ST, int FAST>
+__global__ void __launch_bounds__(kb_gemm_trip8_shape<ST>::NT, 1) kb_gemm_trip8_kernel(const kb_gemm_args a)
 {
-  typedef kb_gemm_trip8_shape S;
-  constexpr int P = S::P, SLAB = S::SLAB, SS = S::SS, U = S::U, NT = S::NT, ST = S::ST, STAGE = S::STAGE;
+  typedef kb_gemm_trip8_shape<ST> S;
+  constexpr int P = S::P, SLAB = S::SLAB, SS = S::SS, U = S::U, NT = S::NT, STAGE = S::STAGE;
   extern __shared__ float4 kb_gemm_smem[];
   float *const Fa = (float *)kb_gemm_smem, *const Fb = Fa + P * P, *const Fc = Fb + P * P;
   float *const As = Fc + P * P, *const E = As + ST * STAGE;
@@ -616,7 +621,9 @@ __global__ void __launch_bounds__(kb_gemm_trip8_shape::NT, 1) kb_gemm_trip8_kern
         for (int j = 0; j < 4; j++)
           V[l][j] = fmaf(T[d1][j], bv[l], V[l][j]);
     }
-    float *Eu = E + ul * SS + tq * (P * P * 4);   // E[u][tq][l1][d2][j]
+    if (ST == 3)
+      __syncthreads();   // E takes the place of this tile's X
+    float *Eu = (ST == 2 ? E : As + (int)(it % ST) * STAGE) + ul * SS + tq * (P * P * 4);   // E[u][tq][l1][d2][j]
 #pragma unroll
     for (int l = 0; l < P; l++)
       *(float4 *)(Eu + (l * P + d2) * 4) = make_float4(V[l][0], V[l][1], V[l][2], V[l][3]);
@@ -719,21 +726,23 @@ static int kb_gemm_pair_launch_t(const kb_gemm_args &a, unsigned grid, void *str
     (const void *)kb_gemm_pair_kernel<U, ST, MINB, 1>, (const void *)kb_gemm_pair_kernel<U, ST, MINB, 0>, \
     kb_gemm_pair_launch_t<U, ST, MINB> }
 
+template <int ST>
 static int kb_gemm_trip8_launch_t(const kb_gemm_args &a, unsigned grid, void *stream)
 {
-  typedef kb_gemm_trip8_shape S;
+  typedef kb_gemm_trip8_shape<ST> S;
   if (a.vec)
-    kb_gemm_trip8_kernel<1><<<grid, S::NT, S::SMEM, (cudaStream_t)stream>>>(a);
+    kb_gemm_trip8_kernel<ST, 1><<<grid, S::NT, S::SMEM, (cudaStream_t)stream>>>(a);
   else
-    kb_gemm_trip8_kernel<0><<<grid, S::NT, S::SMEM, (cudaStream_t)stream>>>(a);
+    kb_gemm_trip8_kernel<ST, 0><<<grid, S::NT, S::SMEM, (cudaStream_t)stream>>>(a);
   return (int)cudaGetLastError();
 }
 
 // TS: slabs of 512 a tile; TKC: the whole first factor (8); F = 3.
-#define KB_GEMM_TRIP8_ENTRY                                                                          \
-  { { 8, 8, kb_gemm_trip8_shape::U, 8, kb_gemm_trip8_shape::ST, 1, 0, kb_gemm_trip8_shape::NT,          \
-      kb_gemm_trip8_shape::SMEM, 0, 3 },                                                             \
-    (const void *)kb_gemm_trip8_kernel<1>, (const void *)kb_gemm_trip8_kernel<0>, kb_gemm_trip8_launch_t }
+#define KB_GEMM_TRIP8_ENTRY(ST)                                                                      \
+  { { 8, 8, kb_gemm_trip8_shape<ST>::U, 8, ST, 1, 0, kb_gemm_trip8_shape<ST>::NT,                      \
+      kb_gemm_trip8_shape<ST>::SMEM, 0, 3 },                                                         \
+    (const void *)kb_gemm_trip8_kernel<ST, 1>, (const void *)kb_gemm_trip8_kernel<ST, 0>,              \
+    kb_gemm_trip8_launch_t<ST> }
 
 // The instantiations; index i is kernel KB_KERNEL_GEMM_0 - i within a
 // process (tuning files name them by their parameters, kb_cuda_gemm_word).
@@ -751,7 +760,8 @@ static const kb_gemm_entry kb_gemm_table[] = {
   KB_GEMM_PAIR_ENTRY(64, 2, 1),
   KB_GEMM_PAIR_ENTRY(32, 3, 2),
   KB_GEMM_PAIR_ENTRY(32, 2, 3),
-  KB_GEMM_TRIP8_ENTRY,
+  KB_GEMM_TRIP8_ENTRY(2),
+  KB_GEMM_TRIP8_ENTRY(3),
 };
 static const int kb_gemm_n = (int)(sizeof kb_gemm_table / sizeof kb_gemm_table[0]);
 // Kernel numbers past KB_KERNEL_GEMM_MAX are not recognised as slice-GEMM
