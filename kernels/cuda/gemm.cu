@@ -574,7 +574,7 @@ __global__ void __launch_bounds__(4 * U, MINB) kb_gemm_pair_kernel(const kb_gemm
 // slab u's place, after a barrier: every thread is done with X), so three
 // stages fit where two and E did: two tiles' loads in flight, not one
 // (96 registers; H200, session 39: 0.567-0.605 ms a pass of 2^28
-// elements, 0.6-3.3% faster than two stages from 2^26 elements, 4.5% slower
+// elements, 0.6-3.2% faster than two stages from 2^26 elements, 4% slower
 // at 2^25).  The next tile's cp.async into that stage waits for
 // kb_gemm_pipe_next's barrier, after every thread has read E.
 template <int ST>
