@@ -455,7 +455,9 @@ int kb_cuda_gemm_word(int index, char *buf, int size)
   if (g == NULL || size <= 0)
     return -1;
   n = snprintf(buf, (size_t)size, "gemm:p%d:q%d:ts%d:tk%d:st%d:mb%d%s", g->P, g->Q, g->TS, g->TKC, g->stages,
-               g->minb, g->kt == 2 ? ":kt:w84" : g->kt ? ":kt" : g->F == 3 ? ":f3" : g->F == 2 ? ":f2" : "");
+               g->minb, g->kt == 2 ? ":kt:w84" : g->kt ? ":kt" : "");
+  if (n >= 0 && n < size && g->F > 1)   /* fused factors: ":f2" the pair kernel, ":f3" trip8 */
+    n += snprintf(buf + n, (size_t)(size - n), ":f%d", g->F);
   if (n >= 0 && n < size && g->ku != 0 && g->ku != g->TKC)
     n += snprintf(buf + n, (size_t)(size - n), ":u%d", g->ku);
   return n >= 0 && n < size ? n : -1;

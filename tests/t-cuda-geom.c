@@ -199,9 +199,10 @@ static int gemm_f_steps(int64_t m, int n, int64_t P, int F, int stages, int64_t 
 /* The model's plans on rates given for a device (kb_cuda_model_rates).  On
  * an H200's (4.18e12 B/s, an H100's FMA rate) they are what sessions 38
  * and 39's H200 planned and measured fastest: float 1024_8x8^6 in two
- * trip8 launches of three stages, 16_16x16^6 in three pair launches.  On an H100's (2.85e12)
- * the bytes price those kernels and the fast kernel's fused launches alike,
- * and the model keeps the fast ones (neither kernel measured on an H100). */
+ * trip8 launches of three stages, 16_16x16^6 in three pair launches.  On
+ * an H100's (2.85e12) the bytes price those kernels and the fast kernel's
+ * fused launches alike, and the model keeps the fast ones (neither kernel
+ * measured on an H100). */
 static void plan_rates(void)
 {
   int64_t n8, n16;
@@ -211,8 +212,7 @@ static void plan_rates(void)
   p16 = gemm_f_steps(16, 6, 16, 2, 0, &n16);
   tap_ok(t8 == 2 && n8 == 2 && p16 == 3 && n16 == 3,
          "an H200's rates: float 1024_8x8^6 on the trip8 kernel's three stages (%d of %lld steps), 16_16x16^6 on "
-         "the pair kernel "
-         "(%d of %lld)",
+         "the pair kernel (%d of %lld)",
          t8, (long long)n8, p16, (long long)n16);
   kb_cuda_model_rates(2.85e12, 1.0);
   t8 = gemm_f_steps(1024, 6, 8, 3, 0, &n8);

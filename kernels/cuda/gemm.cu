@@ -555,6 +555,29 @@ __global__ void __launch_bounds__(4 * U, MINB) kb_gemm_pair_kernel(const kb_gemm
   kb_cp_wait<0>();
 }
 
+// The trip8 kernel's second and third factors, one input row d at a time:
+// acc[l][j] += in[j] * C[d][l] for the 8 outputs l of a staged 8x8 factor
+// C (rows of two float4, broadcast reads) and 4 columns j.
+__device__ __forceinline__ void kb_gemm_outer8x4(const float (&in)[4], const float *C, int d, float (&acc)[8][4])
+{
+  const float4 c0 = ((const float4 *)C)[d * 2], c1 = ((const float4 *)C)[d * 2 + 1];
+  const float cv[8] = { c0.x, c0.y, c0.z, c0.w, c1.x, c1.y, c1.z, c1.w };
+#pragma unroll
+  for (int l = 0; l < 8; l++)
+#pragma unroll
+    for (int j = 0; j < 4; j++)
+      acc[l][j] = fmaf(in[j], cv[l], acc[l][j]);
+}
+
+__device__ __forceinline__ void kb_gemm_zero8x4(float (&acc)[8][4])
+{
+#pragma unroll
+  for (int l = 0; l < 8; l++)
+#pragma unroll
+    for (int j = 0; j < 4; j++)
+      acc[l][j] = 0.0f;
+}
+
 // kb_gemm_trip8_kernel: three fused float 8x8 factors in the pair kernel's
 // manner (written in session 37 after the stand-alone trial
 // tools/trip8_bench.cu on branch wip/pair-loc-trial; H200, session 38:
@@ -610,21 +633,10 @@ __global__ void __launch_bounds__(kb_gemm_trip8_shape<ST>::NT, 1) kb_gemm_trip8_
     float T[P][4];
     kb_gemm_first_factor<P>(X, Fa, tq, T);
     float V[P][4];
+    kb_gemm_zero8x4(V);
 #pragma unroll
-    for (int l = 0; l < P; l++)
-#pragma unroll
-      for (int j = 0; j < 4; j++)
-        V[l][j] = 0.0f;
-#pragma unroll
-    for (int d1 = 0; d1 < P; d1++) {
-      const float4 b0 = ((const float4 *)Fb)[d1 * 2], b1 = ((const float4 *)Fb)[d1 * 2 + 1];
-      const float bv[8] = { b0.x, b0.y, b0.z, b0.w, b1.x, b1.y, b1.z, b1.w };
-#pragma unroll
-      for (int l = 0; l < P; l++)
-#pragma unroll
-        for (int j = 0; j < 4; j++)
-          V[l][j] = fmaf(T[d1][j], bv[l], V[l][j]);
-    }
+    for (int d1 = 0; d1 < P; d1++)
+      kb_gemm_outer8x4(T[d1], Fb, d1, V);
     if (ST == 3)
       __syncthreads();   // E takes the place of this tile's X
     float *Eu = (ST == 2 ? E : As + (int)(it % ST) * STAGE) + ul * SS + tq * (P * P * 4);   // E[u][tq][l1][d2][j]
@@ -634,22 +646,12 @@ __global__ void __launch_bounds__(kb_gemm_trip8_shape<ST>::NT, 1) kb_gemm_trip8_
     __syncthreads();
     const int r1 = d2;   // this thread's l1 from here on
     float Z[P][4];
-#pragma unroll
-    for (int l = 0; l < P; l++)
-#pragma unroll
-      for (int j = 0; j < 4; j++)
-        Z[l][j] = 0.0f;
+    kb_gemm_zero8x4(Z);
 #pragma unroll
     for (int dd = 0; dd < P; dd++) {
       const float4 e = *(const float4 *)(Eu + (r1 * P + dd) * 4);
       const float ev[4] = { e.x, e.y, e.z, e.w };
-      const float4 c0 = ((const float4 *)Fc)[dd * 2], c1 = ((const float4 *)Fc)[dd * 2 + 1];
-      const float cv[8] = { c0.x, c0.y, c0.z, c0.w, c1.x, c1.y, c1.z, c1.w };
-#pragma unroll
-      for (int l = 0; l < P; l++)
-#pragma unroll
-        for (int j = 0; j < 4; j++)
-          Z[l][j] = fmaf(ev[j], cv[l], Z[l][j]);
+      kb_gemm_outer8x4(ev, Fc, dd, Z);
     }
     int64_t r, sb;
     kb_gemm_tile(a, it, 1, &r, &sb);
