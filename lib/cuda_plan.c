@@ -370,8 +370,23 @@ static double kb_gemm_rate(const kb_cuda_gemm_info_t *g)
    * 0.078-0.080, below KB_GEMM_TRIP8_MIN_ELEMS, where the model takes
    * neither.  24.7, so the model takes three stages wherever it took
    * two. */
-  if (g->F == 3)
+  if (g->F == 3 && g->P == 8)
     return g->stages == 3 ? 24.7e12 : 24e12;
+  /* The slab-4096 kernels, session 40's tuner on an H200 (tiles of 8
+   * slabs in two halves, two stages): three fused 16x16 4.015-4.047 ms a
+   * pass at K = 2^20, m = 1024 (25.6 TFLOP/s), 1.013-1.026 at K = 2^24, m
+   * = 16, 0.265-0.266 at K = 2^16, m = 1024; four fused 8x8 0.884-0.895 at
+   * 2^28 elements (19.4).  Bound by neither their FMAs nor their bytes (a
+   * copy of a 2^28 pass takes 0.51 ms); priced by what they did.  Not
+   * measured on an H100, where the model, its bytes slower, would take the
+   * quad8 kernel's two passes for 16_8x8^8 over three (jit-time -B
+   * 2.85e12). */
+  if (g->F == 3 && g->P == 16)
+    return 25.5e12;
+  if (g->F == 4 && g->P == 8)
+    return 19.4e12;
+  if (g->F >= 3)
+    return 0;
   if (g->kt == 1 && g->TS == 128 && g->P == 64 && g->minb == 3)
     return g->ku == 16 ? 39.5e12 : full ? 37.1e12 : 0;
   if (g->kt == 1 && g->TS == 128 && g->P == 128 && g->minb == 2)
@@ -386,7 +401,8 @@ static double kb_gemm_rate(const kb_cuda_gemm_info_t *g)
 #define KB_GEMM_PAIR_MIN_ELEMS 16777216.0
 /* The trip8 kernel's: below 2^26 elements the one five-factor launch of
  * 1024_8x8^5 (the whole-row kernel, 0.131 ms, session 38) beats its three
- * fused (0.0795 ms at 2^25) and a second launch for the other two. */
+ * fused (0.0795 ms at 2^25) and a second launch for the other two.  The
+ * slab-4096 kernels' too: their smallest size timed is 2^26 (session 40). */
 #define KB_GEMM_TRIP8_MIN_ELEMS 67108864.0
 
 /* Below these many elements of m x K the model leaves the slice-GEMM
@@ -397,7 +413,7 @@ static double kb_gemm_rate(const kb_cuda_gemm_info_t *g)
  * no fused launch competes. */
 static double kb_gemm_min_elems(const kb_cuda_gemm_info_t *g)
 {
-  if (g->F == 3)
+  if (g->F >= 3)
     return KB_GEMM_TRIP8_MIN_ELEMS;
   if (g->F == 2)
     return KB_GEMM_PAIR_MIN_ELEMS;
@@ -456,7 +472,7 @@ int kb_cuda_gemm_word(int index, char *buf, int size)
     return -1;
   n = snprintf(buf, (size_t)size, "gemm:p%d:q%d:ts%d:tk%d:st%d:mb%d%s", g->P, g->Q, g->TS, g->TKC, g->stages,
                g->minb, g->kt == 2 ? ":kt:w84" : g->kt ? ":kt" : "");
-  if (n >= 0 && n < size && g->F > 1)   /* fused factors: ":f2" the pair kernel, ":f3" trip8 */
+  if (n >= 0 && n < size && g->F > 1)   /* fused factors: ":f2" pair, ":f3" trip8 or trip16, ":f4" quad8 */
     n += snprintf(buf + n, (size_t)(size - n), ":f%d", g->F);
   if (n >= 0 && n < size && g->ku != 0 && g->ku != g->TKC)
     n += snprintf(buf + n, (size_t)(size - n), ":u%d", g->ku);
@@ -1110,7 +1126,8 @@ again:
       }
     }
     /* The slice-GEMM kernel's instantiations (one factor each, two for
-     * the pair kernel, three for the trip8 kernel). */
+     * the pair kernel, three for the trip8 and trip16 kernels, four for
+     * the quad8 kernel). */
     for (c = 0; (policy == KRONBLAS_KERNELS_ALL || policy == KRONBLAS_KERNELS_NO_FUSION) && c < kb_cuda_gemm_count();
          c++) {
       const int F = kb_cuda_gemm_info(c)->F;

@@ -1,7 +1,7 @@
 /* t-cuda-gemm.c - the slice-GEMM kernel (kernels/cuda/gemm.cu: one float
  * 64x64 or 128x128 factor as a register-tiled GEMM per vector over a
- * resident grid; its pair kernel, two fused 16x16 factors) against the CPU
- * backend: each instantiation forced
+ * resident grid; its fused kernels: two 16x16 factors, three 8x8, three
+ * 16x16, four 8x8) against the CPU backend: each instantiation forced
  * through wisdom files ("gemm:..." words) as the first step (reading X),
  * a middle one and the last (writing Y with alpha and beta, beta = 0 over
  * a NaN Y), rows of X or Y aligned to 16 bytes or not (4-byte accesses), both
@@ -26,6 +26,8 @@
 #define WPC "gemm:p16:q16:ts32:tk16:st2:mb3:f2"
 #define WT "gemm:p8:q8:ts32:tk8:st2:mb1:f3"
 #define WT3 "gemm:p8:q8:ts32:tk8:st3:mb1:f3"
+#define WT16 "gemm:p16:q16:ts8:tk16:st2:mb1:f3"
+#define WQ8 "gemm:p8:q8:ts8:tk8:st2:mb1:f4"
 
 /* Shapes whose 64x64 (128x128) factors see S = K/P a multiple of 128:
  * the first step S = 2*64 (3*128), the last after a 2x4 (3x2) factor. */
@@ -40,6 +42,13 @@ static const int64_t pD[] = { 16, 16, 16, 16 };
 static const int64_t pG[] = { 8, 8, 8, 8, 8 };
 static const int64_t pH[] = { 8, 8, 8, 3, 8, 8, 8 }, qH[] = { 8, 8, 8, 2, 8, 8, 8 };
 static const int64_t pE[] = { 16, 16, 3, 16, 16 }, qE[] = { 16, 16, 2, 16, 16 };
+/* The slab-4096 kernels' (three fused 16x16, four fused 8x8; tiles of 8
+ * slabs, 2^15 elements): pD at K = 2^16, pG at 2^15; around a 3x2 factor
+ * K = 3 * 2^16 then 2^17 (16x16), 3 * 2^15 then 2^16 (8x8). */
+static const int64_t pI[] = { 16, 3, 16, 16, 16 }, qI[] = { 16, 2, 16, 16, 16 };
+static const int64_t pJ[] = { 16, 16, 16, 3, 16 }, qJ[] = { 16, 16, 16, 2, 16 };
+static const int64_t pK[] = { 8, 8, 8, 8, 3, 8 }, qK[] = { 8, 8, 8, 8, 2, 8 };
+static const int64_t pL[] = { 8, 3, 8, 8, 8, 8 }, qL[] = { 8, 2, 8, 8, 8, 8 };
 
 static void forced(void)
 {
@@ -74,6 +83,16 @@ static void forced(void)
     { pH, qH, "6:3:" WT " 3:1:generic 2:3:" WT, 5, 7 },
     { pG, pG, "4:3:" WT3 " 1:1:generic 0:1:generic", 80, 5 },
     { pH, qH, "6:3:" WT3 " 3:1:generic 2:3:" WT3, 5, 7 },
+    /* m up to 70 (150): 2m (m) tiles of 8 slabs, past the 132 resident
+     * blocks for m > 66 (132) */
+    { pD, pD, "3:3:" WT16 " 0:1:generic", 70, 4 },
+    { pD, pD, "3:1:generic 2:3:" WT16, 70, 4 },
+    { pI, qI, "4:3:" WT16 " 1:1:generic 0:1:generic", 5, 5 },
+    { pJ, qJ, "4:1:generic 3:1:generic 2:3:" WT16, 5, 5 },
+    { pG, pG, "4:4:" WQ8 " 0:1:generic", 150, 5 },
+    { pG, pG, "4:1:generic 3:4:" WQ8, 150, 5 },
+    { pK, qK, "5:1:generic 4:1:generic 3:4:" WQ8, 5, 6 },
+    { pL, qL, "5:4:" WQ8 " 1:1:generic 0:1:generic", 5, 6 },
   };
   size_t s;
   int rep;
@@ -127,6 +146,12 @@ static void bad_words(void)
     { "t0 xk1 yl1 dp0 pol1 m3 16x16,16x16,16x16,16x16", "3:2:" WPA " 1:1:generic 0:1:generic",
       "a pair word under NO_FUSION" },
     { "t0 xk1 yl1 dp0 pol0 m3 16x16,16x16,16x16", "2:2:" WPA " 0:1:generic", "a pair word at K = 4096" },
+    { "t0 xk1 yl1 dp0 pol0 m3 16x16,16x16,16x16", "2:3:" WT16, "a trip16 word at K = 4096" },
+    { "t0 xk1 yl1 dp0 pol1 m3 8x8,8x8,8x8,8x8,8x8", "4:4:" WQ8 " 0:1:generic", "a quad8 word under NO_FUSION" },
+    { "t0 xk1 yl1 dp0 pol0 m3 8x8,8x8,8x8,8x8,8x8", "4:3:" WQ8 " 1:1:generic 0:1:generic",
+      "a quad8 word on three factors" },
+    { "t0 xk1 yl1 dp0 pol0 m3 8x8,8x8,3x2,8x8,8x8,8x8", "5:4:" WQ8 " 1:1:generic 0:1:generic",
+      "a quad8 word on 3x2 and 8x8" },
   };
   ts_refused(bad, sizeof bad / sizeof bad[0]);
   tap_ok(ts_import("t0 xk1 yl1 dp0 pol1 m3 64x64,2x4,64x64", "2:1:" W64A " 1:1:generic 0:1:" W64B),
@@ -158,10 +183,13 @@ static void tuned(void)
 {
   static const char *const w64[] = { " gemm -16 ", " gemm -17 ", W64A, NULL };
   static const char *const wpair[] = { WPA, WPB, WPC, NULL };
-  static const char *const wtrip[] = { WT, WT3, NULL };
+  static const char *const wtrip[] = { WT, WT3, WQ8, NULL };
+  static const char *const wt16[] = { WPA, WT16, NULL };
   tap_ok(tuner_times(4, 3, pA, qA, w64), "the tuner times both 64x64 instantiations (4_64x64,2x4,64x64 float)");
   tap_ok(tuner_times(5, 4, pD, pD, wpair), "the tuner times the pair kernel's instantiations (5_16x16^4 float)");
-  tap_ok(tuner_times(5, 5, pG, pG, wtrip), "the tuner times the trip8 kernel's instantiations (5_8x8^5 float)");
+  tap_ok(tuner_times(5, 5, pG, pG, wtrip),
+         "the tuner times the trip8 and quad8 kernels' instantiations (5_8x8^5 float)");
+  tap_ok(tuner_times(5, 4, pD, pD, wt16), "the tuner times the pair and trip16 kernels (5_16x16^4 float)");
 }
 
 int main(void)

@@ -198,15 +198,17 @@ static int gemm_f_steps(int64_t m, int n, int64_t P, int F, int stages, int64_t 
 
 /* The model's plans on rates given for a device (kb_cuda_model_rates).  On
  * an H200's (4.18e12 B/s, an H100's FMA rate) they are what sessions 38
- * and 39's H200 planned and measured fastest: float 1024_8x8^6 in two
- * trip8 launches of three stages, 16_16x16^6 in three pair launches.  On
+ * to 40's H200 planned and measured fastest: float 1024_8x8^6 in two
+ * trip8 launches of three stages, 16_16x16^6 in three pair launches,
+ * 1024_16x16^5 in one trip16 launch and one pair launch (session 40: 6.38
+ * ms against 7.12 for a pair, a pair and a lone factor).  On
  * an H100's (2.85e12) the bytes price those kernels and the fast kernel's
  * fused launches alike, and the model keeps the fast ones (neither kernel
  * measured on an H100). */
 static void plan_rates(void)
 {
-  int64_t n8, n16;
-  int t8, p16;
+  int64_t n8, n16, n5;
+  int t8, p16, t16, p5;
   kb_cuda_model_rates(4.18e12, 1.0);
   t8 = gemm_f_steps(1024, 6, 8, 3, 3, &n8);
   p16 = gemm_f_steps(16, 6, 16, 2, 0, &n16);
@@ -214,6 +216,11 @@ static void plan_rates(void)
          "an H200's rates: float 1024_8x8^6 on the trip8 kernel's three stages (%d of %lld steps), 16_16x16^6 on "
          "the pair kernel (%d of %lld)",
          t8, (long long)n8, p16, (long long)n16);
+  t16 = gemm_f_steps(1024, 5, 16, 3, 0, &n5);
+  p5 = gemm_f_steps(1024, 5, 16, 2, 0, &n5);
+  tap_ok(t16 == 1 && p5 == 1 && n5 == 2,
+         "an H200's rates: float 1024_16x16^5 on the trip16 kernel (%d step) and the pair kernel (%d) of %lld", t16,
+         p5, (long long)n5);
   kb_cuda_model_rates(2.85e12, 1.0);
   t8 = gemm_f_steps(1024, 6, 8, 3, 0, &n8);
   p16 = gemm_f_steps(16, 6, 16, 2, 0, &n16);
@@ -224,38 +231,40 @@ static void plan_rates(void)
 }
 
 /* The slice-GEMM table's words name its entries one to one (wisdom files
- * name kernels by them), and its pair kernel's entries (two fused 16x16
- * float factors, ":f2") fit vectors of whole tiles of TS slabs of 256 up
- * to 2^31 - 1 elements (its 32-bit offsets), and only 16x16 float; the
- * trip8 kernel's (":f3") the same with slabs of 512, 8x8 float only. */
+ * name kernels by them), and its fused entries (":fF": the pair kernel's
+ * two 16x16 float factors, the trip8 kernel's three 8x8, the trip16
+ * kernel's three 16x16, the quad8 kernel's four 8x8) fit vectors of whole
+ * tiles of TS slabs of P^F up to 2^31 - 1 elements (their 32-bit
+ * offsets), and only their own P x P, float. */
 static void gemm_words(void)
 {
-  int i, n = kb_cuda_gemm_count(), words = 1, pairs = 0, trips = 0, fits = 1, fits3 = 1;
-  char w[96];
+  int i, n = kb_cuda_gemm_count(), words = 1, fused[5][17] = { { 0 } }, fits = 1;
+  char w[96], f[8];
   for (i = 0; i < n; i++) {
     const kb_cuda_gemm_info_t *g = kb_cuda_gemm_info(i);
+    snprintf(f, sizeof f, ":f%d", g->F);
     words = words && kb_cuda_gemm_word(i, w, (int)sizeof w) > 0 && kb_cuda_gemm_parse(w) == i &&
-            (strstr(w, ":f2") != NULL) == (g->F == 2) && (strstr(w, ":f3") != NULL) == (g->F == 3);
-    if (g->F == 2) {
-      pairs++;
-      fits = fits && kb_cuda_gemm_find(0, 16, 16, 256 * (int64_t)g->TS, i) == 0 &&
-             kb_cuda_gemm_find(0, 16, 16, 65536, i) == 0 && kb_cuda_gemm_find(0, 16, 16, 128 * (int64_t)g->TS, i) != 0 &&
-             kb_cuda_gemm_find(0, 16, 16, (int64_t)1 << 31, i) != 0 && kb_cuda_gemm_find(1, 16, 16, 65536, i) != 0 &&
-             kb_cuda_gemm_find(0, 16, 8, 65536, i) != 0 && kb_cuda_gemm_find(0, 8, 8, 65536, i) != 0;
-    } else if (g->F == 3) {
-      trips++;
-      fits3 = fits3 && kb_cuda_gemm_find(0, 8, 8, 512 * (int64_t)g->TS, i) == 0 &&
-              kb_cuda_gemm_find(0, 8, 8, 256 * (int64_t)g->TS, i) != 0 &&
-              kb_cuda_gemm_find(0, 8, 8, (int64_t)1 << 31, i) != 0 && kb_cuda_gemm_find(1, 8, 8, 65536, i) != 0 &&
-              kb_cuda_gemm_find(0, 16, 16, 65536, i) != 0;
+            (strstr(w, ":f") != NULL) == (g->F > 1) && (g->F == 1 || strstr(w, f) != NULL);
+    if (g->F > 1 && g->F <= 4 && (g->P == 8 || g->P == 16)) {
+      /* whole tiles of TS slabs of P^F, below 2^31 elements, float P x P only */
+      const int64_t slab = g->P == 8 ? (int64_t)1 << (3 * g->F) : (int64_t)1 << (4 * g->F);
+      const int other = g->P == 8 ? 16 : 8;
+      fused[g->F][g->P]++;
+      fits = fits && kb_cuda_gemm_find(0, g->P, g->P, slab * g->TS, i) == 0 &&
+             kb_cuda_gemm_find(0, g->P, g->P, 3 * slab * g->TS, i) == 0 &&
+             kb_cuda_gemm_find(0, g->P, g->P, slab * g->TS / 2, i) != 0 &&
+             kb_cuda_gemm_find(0, g->P, g->P, (int64_t)1 << 31, i) != 0 &&
+             kb_cuda_gemm_find(1, g->P, g->P, slab * g->TS, i) != 0 &&
+             kb_cuda_gemm_find(0, g->P, g->P / 2, slab * g->TS, i) != 0 &&
+             kb_cuda_gemm_find(0, other, other, slab * g->TS, i) != 0;
+    } else if (g->F > 1) {
+      fits = 0;   /* a fused entry this test does not know */
     }
   }
-  tap_ok(words && n > 0, "the slice-GEMM table's %d words parse back to their entries, \":f2\" on the pair kernel's, "
-         "\":f3\" on the trip8 kernel's", n);
-  tap_ok(pairs >= 2 && fits,
-         "the pair kernel's %d entries fit whole tiles of slabs of 256 below 2^31 elements, float 16x16 only", pairs);
-  tap_ok(trips >= 1 && fits3,
-         "the trip8 kernel's %d entries fit whole tiles of slabs of 512 below 2^31 elements, float 8x8 only", trips);
+  tap_ok(words && n > 0, "the slice-GEMM table's %d words parse back to their entries, \":fF\" on the fused ones'", n);
+  tap_ok(fits && fused[2][16] >= 2 && fused[3][8] >= 2 && fused[3][16] >= 1 && fused[4][8] >= 1,
+         "the fused entries (pair %d, trip8 %d, trip16 %d, quad8 %d) fit whole tiles of slabs of P^F below 2^31 "
+         "elements, float P x P only", fused[2][16], fused[3][8], fused[3][16], fused[4][8]);
 }
 
 /* The model's plans of the standard P >= 64 rows and the slice-GEMM

@@ -6,7 +6,9 @@
 // digit slowest (the step semantics of kb_cuda_kernels.h, what the cuBLAS
 // step computes through cublasSgemmStridedBatched).  Its pair kernel
 // (kb_gemm_pair_kernel, below the others) takes two fused 16x16 factors,
-// its trip8 kernel (kb_gemm_trip8_kernel) three fused 8x8 ones.
+// its trip8 kernel (kb_gemm_trip8_kernel) three fused 8x8 ones, and the
+// slab-4096 kernels three fused 16x16 (kb_gemm_trip16_kernel) or four
+// fused 8x8 (kb_gemm_quad8_kernel).
 //
 // Why not cuBLAS: for P >= 64 a step is compute bound, and cuBLAS' batched
 // GEMMs of inner dimension 64 or 128 run at 66-70% of the in-run SGEMM
@@ -73,8 +75,10 @@ struct kb_gemm_args {
   int64_t ntiles;     // m * tps
   const float *F1;    // kb_gemm_pair_kernel: the second factor
   int64_t fs_l1, fs_k1;
-  const float *F2;    // kb_gemm_trip8_kernel: the third factor
+  const float *F2;    // the trip kernels: the third factor
   int64_t fs_l2, fs_k2;
+  const float *F3;    // kb_gemm_quad8_kernel: the fourth factor
+  int64_t fs_l3, fs_k3;
   int epilogue;
   int vec;            // 16-byte copies (the input aligned); else 4-byte ones
   int vec_out;        // the output aligned to 16 bytes (kb_gemm_kt_kernel)
@@ -557,10 +561,12 @@ __global__ void __launch_bounds__(4 * U, MINB) kb_gemm_pair_kernel(const kb_gemm
 
 // The trip8 kernel's second and third factors, one input row d at a time:
 // acc[l][j] += in[j] * C[d][l] for the 8 outputs l of a staged 8x8 factor
-// C (rows of two float4, broadcast reads) and 4 columns j.
+// C (rows of two float4, broadcast reads) and 4 columns j; with RS = 16,
+// 8 of the 16 columns of a 16x16 factor's rows (C offset to the first).
+template <int RS = 8>
 __device__ __forceinline__ void kb_gemm_outer8x4(const float (&in)[4], const float *C, int d, float (&acc)[8][4])
 {
-  const float4 c0 = ((const float4 *)C)[d * 2], c1 = ((const float4 *)C)[d * 2 + 1];
+  const float4 c0 = ((const float4 *)C)[d * (RS / 4)], c1 = ((const float4 *)C)[d * (RS / 4) + 1];
   const float cv[8] = { c0.x, c0.y, c0.z, c0.w, c1.x, c1.y, c1.z, c1.w };
 #pragma unroll
   for (int l = 0; l < 8; l++)
@@ -670,6 +676,285 @@ __global__ void __launch_bounds__(kb_gemm_trip8_shape<ST>::NT, 1) kb_gemm_trip8_
   kb_cp_wait<0>();
 }
 
+// The slab-4096 kernels (kb_gemm_trip16_kernel, kb_gemm_quad8_kernel)
+// walk tiles of 8 slabs (TS) in two halves, chunk g being half g % 2 of
+// tile g / 2 (kb_gemm_tile with nkc = 2): half h is the slabs 2 u + h (u <
+// 4), so that a thread's outputs of the two halves are neighbours.  Both
+// halves' outputs go out after the second as 8-byte stores, four lanes a
+// 32-byte sector: a tile of 4 consecutive slabs would write each sector in
+// two halves from two SMs, and the L2 fills such sectors from DRAM (session
+// 40's first trial, 4-byte stores of tiles of 4 consecutive slabs, three
+// stages: 0.7 TB/s, 1.6x the DRAM reads a copy makes, its warps stalled on
+// lg_throttle; quad8 2.88-2.98 ms a pass of 2^28 elements, trip16
+// 12.4-12.7 at 2^30).  A thread keeps its first half's outputs in its own
+// words of shared memory (Sg) meanwhile, and there is no room for a third
+// stage beside them.  H200, session 40's tuner: quad8 0.884-0.895 ms a pass
+// of 2^28, trip16 4.015-4.047 at 2^30 (25.6 TFLOP/s; 1.013-1.026 at 2^28),
+// where a copy of the same bytes takes 0.51 and 2.05.  Not kept (branch
+// wip/slab4096-c2): clusters of two blocks taking the two halves of a
+// tile at once, three stages and no Sg, the partner's outputs read through
+// distributed shared memory after a cluster barrier: quad8 1.026-1.028,
+// trip16 9.34-9.35.
+//
+// Their copy of chunk g into its stage: U slabs of SLAB elements, each as
+// SLAB / SUB sub-slabs of SUB at stride SUBS (the padding that keeps their
+// 16-byte reads of eight sub-slabs in eight bank groups), a slab at stride
+// SS.  Piece tid + c NT of the chunk is in sub-slab (tid + c NT) / (SUB /
+// 4) counted over the chunk.
+template <int U, int SLAB, int SUB, int SUBS, int SS, int NT, int ST, int FAST>
+__device__ __forceinline__ void kb_gemm_issue_halves(const kb_gemm_args &a, float *As, int64_t g, int tid)
+{
+  constexpr int PPS = SUB / 4, NSUB = SLAB / SUB, STAGE = U * SS, CPT = U * SLAB / 4 / NT;
+  static_assert(NT % PPS == 0 && (U * SLAB / 4) % NT == 0, "whole sub-slabs a round of pieces");
+  int64_t r, sb;
+  kb_gemm_tile(a, g, 2, &r, &sb);
+  const float *src = a.in + r * a.in_rs + (sb * (2 * U) + (g & 1)) * SLAB + 4 * (tid % PPS);
+  float *dst = As + (int)(g % ST) * STAGE + 4 * (tid % PPS);
+  const int sub0 = tid / PPS;
+#pragma unroll
+  for (int c = 0; c < CPT; c++) {
+    const int sub = sub0 + c * (NT / PPS), u = sub / NSUB, k = sub % NSUB;
+    float *d = dst + u * SS + k * SUBS;
+    const float *s = src + (2 * u * NSUB + k) * SUB;
+    if (FAST) {
+      kb_cp16(d, s, true);
+    } else {
+#pragma unroll
+      for (int e = 0; e < 4; e++)
+        kb_cp<4>(d + e, s + e, true);
+    }
+  }
+}
+
+// Two outputs of neighbouring slabs, v0 at y[0] and v1 at y[1], one 8-byte
+// access each way where y is aligned to 8 bytes.
+__device__ __forceinline__ void kb_gemm_put2(const kb_gemm_args &a, float v0, float v1, float *y, bool al)
+{
+  if (a.epilogue == KB_EPI_AXPBY && !a.beta_zero) {
+    const float2 w = al ? *(const float2 *)y : make_float2(y[0], y[1]);
+    v0 = a.alpha * v0 + a.beta * w.x;
+    v1 = a.alpha * v1 + a.beta * w.y;
+  } else if (a.epilogue != KB_EPI_NONE) {
+    v0 *= a.alpha;
+    v1 *= a.alpha;
+  }
+  if (al) {
+    *(float2 *)y = make_float2(v0, v1);
+  } else {
+    y[0] = v0;
+    y[1] = v1;
+  }
+}
+
+// The first half's NK x 4 outputs Z of a thread into its words of Sg
+// (float4 k at k NT + tid: conflict-free), or, in the second half, back out
+// beside this half's: output k, j of slab 2 u + h goes to y[pos(k, j)] of
+// the tile, pos counted in slabs.
+template <int NT, int NK, class Pos>
+__device__ __forceinline__ void kb_gemm_halves_out(const kb_gemm_args &a, int64_t g, float *Sg, int tid, int u,
+                                                   const float (&Z)[NK][4], Pos pos)
+{
+  float4 *const S4 = (float4 *)Sg + tid;
+  if ((g & 1) == 0) {
+#pragma unroll
+    for (int k = 0; k < NK; k++)
+      S4[k * NT] = make_float4(Z[k][0], Z[k][1], Z[k][2], Z[k][3]);
+    return;
+  }
+  int64_t r, sb;
+  kb_gemm_tile(a, g, 2, &r, &sb);
+  float *y = a.out + r * a.out_rs + sb * 8 + 2 * u;
+  // pos(k, j) is a multiple of S, which is a multiple of TS = 8: y decides
+  const bool al = ((uintptr_t)y & 7) == 0 && (a.S % 2 == 0);
+#pragma unroll
+  for (int k = 0; k < NK; k++) {
+    const float4 z = S4[k * NT];
+    const float zv[4] = { z.x, z.y, z.z, z.w };
+#pragma unroll
+    for (int j = 0; j < 4; j++) {
+      const int o = pos(k, j);
+      kb_gemm_put2(a, zv[j], Z[k][j], y + o, al);
+    }
+  }
+}
+
+// kb_gemm_trip16_kernel: three fused float 16x16 factors on slabs of 4096,
+// the trip8 kernel's scheme on halves of 4 slabs (64 KB; 32 slabs would be
+// 512 KB).  Thread (u, d2, tq) sums the first two factors of its sub-slab
+// X[u][d2] (the pair kernel's sums; the second in two halves of l1, 32
+// accumulators) and writes V to E[u][tq][l1][d2][j] in the place of slab
+// u, after a barrier; after another, thread (u, r, tq) takes l1 = r:
+//     Y[l2][r][4 tq + j][2 u + h] = sum_d2 E[u][tq][r][d2][j] C[d2][l2]
+// (h the half).
+// A warp is 4 slabs x 8 d2 of one tq: the factors' reads are broadcasts;
+// eight consecutive lanes are 8 d2 of one slab, and the strides (SUBS 260,
+// ES 68 words) put their 16-byte reads and writes in eight bank groups.
+template <int ST>
+struct kb_gemm_trip16_shape {
+  static constexpr int P = 16, SLAB = P * P * P, SUB = P * P, SUBS = SUB + 4, U = 4, NT = U * P * 4;
+  static constexpr int ES = 4 * P + 4;   // E: the P float4 of one (tq, l1), and padding
+  static constexpr int SS = 4 * P * ES;  // E[u] in slab u's place
+  static constexpr int STAGE = U * SS, SG = NT * P * 4;
+  static constexpr int SMEM = (3 * P * P + ST * STAGE + SG) * 4;
+  static_assert(SS >= P * SUBS && ST >= 2, "E[u] covers slab u");
+};
+
+template <int ST, int FAST>
+__global__ void __launch_bounds__(kb_gemm_trip16_shape<ST>::NT, 1) kb_gemm_trip16_kernel(const kb_gemm_args a)
+{
+  typedef kb_gemm_trip16_shape<ST> S;
+  constexpr int P = S::P, SLAB = S::SLAB, SUB = S::SUB, SUBS = S::SUBS, U = S::U, NT = S::NT;
+  constexpr int ES = S::ES, SS = S::SS, STAGE = S::STAGE;
+  extern __shared__ float4 kb_gemm_smem[];
+  float *const Fa = (float *)kb_gemm_smem, *const Fb = Fa + P * P, *const Fc = Fb + P * P;
+  float *const As = Fc + P * P, *const Sg = As + ST * STAGE;
+  const int tid = threadIdx.x, lane = tid % 32, u = lane / 8;
+  const int w = __shfl_sync(0xffffffffu, tid / 32, 0);   // warp-uniform
+  const int tq = w / 2, d2 = (w % 2) * 8 + lane % 8;
+  const int64_t n = 2 * kb_gemm_mine(a);
+  const int s0 = (int)a.S;   // K / 4096: the output's l0 stride; K < 2^31 (kb_cuda_gemm_find)
+
+  kb_gemm_stage_factor<P, P, NT>(a.F, a.fs_l, a.fs_k, Fa);
+  kb_gemm_stage_factor<P, P, NT>(a.F1, a.fs_l1, a.fs_k1, Fb);
+  kb_gemm_stage_factor<P, P, NT>(a.F2, a.fs_l2, a.fs_k2, Fc);
+  auto issue = [&](int64_t g) { kb_gemm_issue_halves<U, SLAB, SUB, SUBS, SS, NT, ST, FAST>(a, As, g, tid); };
+  kb_gemm_pipe_start<ST>(n, issue);
+  for (int64_t it = 0; it < n; it++) {
+    kb_gemm_pipe_next<ST>(it, n, issue);   // also: the E the last chunk read is free
+    float *const Su = As + (int)(it % ST) * STAGE + u * SS;
+    float T[P][4];
+    kb_gemm_first_factor<P>(Su + d2 * SUBS, Fa, tq, T);
+    __syncthreads();   // every thread is done with this chunk's X: E takes its place
+    float *const Eu = Su + tq * (P * ES);   // E[u][tq][l1][d2][j] at l1 ES + 4 d2 + j
+#pragma unroll
+    for (int h = 0; h < 2; h++) {
+      float V[8][4];
+      kb_gemm_zero8x4(V);
+#pragma unroll
+      for (int d1 = 0; d1 < P; d1++)
+        kb_gemm_outer8x4<P>(T[d1], Fb + 8 * h, d1, V);
+#pragma unroll
+      for (int i = 0; i < 8; i++)
+        *(float4 *)(Eu + (8 * h + i) * ES + 4 * d2) = make_float4(V[i][0], V[i][1], V[i][2], V[i][3]);
+    }
+    __syncthreads();
+    const int r1 = d2;   // this thread's l1 from here on
+    float Z[P][4];
+#pragma unroll
+    for (int l = 0; l < P; l++)
+#pragma unroll
+      for (int j = 0; j < 4; j++)
+        Z[l][j] = 0.0f;
+#pragma unroll
+    for (int dd = 0; dd < P; dd++) {
+      const float4 e = *(const float4 *)(Eu + r1 * ES + 4 * dd);
+      const float ev[4] = { e.x, e.y, e.z, e.w };
+#pragma unroll
+      for (int g = 0; g < P / 4; g++) {
+        const float4 c = ((const float4 *)Fc)[dd * (P / 4) + g];
+        const float cv[4] = { c.x, c.y, c.z, c.w };
+#pragma unroll
+        for (int i = 0; i < 4; i++)
+#pragma unroll
+          for (int j = 0; j < 4; j++)
+            Z[4 * g + i][j] = fmaf(ev[j], cv[i], Z[4 * g + i][j]);
+      }
+    }
+    // Y[l2][r1][4 tq + j][slab]: 32-bit offsets within the row
+    kb_gemm_halves_out<NT, P>(a, it, Sg, tid, u, Z,
+                              [&](int l, int j) { return ((l * P + r1) * P + 4 * tq + j) * s0; });
+  }
+  kb_cp_wait<0>();
+}
+
+// kb_gemm_quad8_kernel: four fused float 8x8 factors on slabs of 4096,
+// X[u][d3][d2][d1][d0], halves of U = 4 slabs, two pairs a slab.  Thread
+// (u, g = (d3, d2), tq) sums the first two factors of its sub-slab of 64
+// (the trip8 kernel's first phase) and writes them, after a barrier, in
+// the place of its sub-slab as W[u][g][c] (c = (l1, l0), rows of WS = 68
+// words).  After another barrier thread (u, c, tq) sums the last two over
+// the 64 g of its column, the second pair as the first, its rows read as
+// scalars:
+//     T[d3][j] = sum_d2 W[u][d3 d2][c] C[d2][4 tq + j],
+//     Y[l3][4 tq + j][c][2 u + h] = sum_d3 T[d3][j] D[d3][l3].
+// A warp is 4 slabs x 8 g (then 8 c) of one tq: the factors' reads are
+// broadcasts, eight consecutive lanes' 16-byte reads and writes land in
+// eight bank groups (SUBS, WS = 68), and the scalar reads of 4 slabs x 8
+// columns in 32 banks (SS = 8 mod 32).
+template <int ST>
+struct kb_gemm_quad8_shape {
+  static constexpr int P = 8, SLAB = P * P * P * P, SUB = P * P, SUBS = SUB + 4, U = 4, NT = U * P * P * 2;
+  static constexpr int SS = P * P * SUBS + 8;
+  static constexpr int STAGE = U * SS, SG = NT * P * 4;
+  static constexpr int SMEM = (4 * P * P + ST * STAGE + SG) * 4;
+  static_assert(ST >= 2 && SS % 32 == 8, "scalar reads of 4 slabs x 8 columns in 32 banks");
+};
+
+template <int ST, int FAST>
+__global__ void __launch_bounds__(kb_gemm_quad8_shape<ST>::NT, 1) kb_gemm_quad8_kernel(const kb_gemm_args a)
+{
+  typedef kb_gemm_quad8_shape<ST> S;
+  constexpr int P = S::P, SLAB = S::SLAB, SUB = S::SUB, SUBS = S::SUBS, U = S::U, NT = S::NT;
+  constexpr int SS = S::SS, STAGE = S::STAGE;
+  extern __shared__ float4 kb_gemm_smem[];
+  float *const Fa = (float *)kb_gemm_smem, *const Fb = Fa + P * P, *const Fc = Fb + P * P, *const Fd = Fc + P * P;
+  float *const As = Fd + P * P, *const Sg = As + ST * STAGE;
+  const int tid = threadIdx.x, lane = tid % 32, u = lane / 8;
+  const int w = __shfl_sync(0xffffffffu, tid / 32, 0);   // warp-uniform
+  const int tq = w / 8, g = (w % 8) * 8 + lane % 8;      // g: (d3, d2), then c: (l1, l0)
+  const int64_t n = 2 * kb_gemm_mine(a);
+  const int s0 = (int)a.S;   // K / 4096: the output's l0 stride; K < 2^31 (kb_cuda_gemm_find)
+
+  kb_gemm_stage_factor<P, P, NT>(a.F, a.fs_l, a.fs_k, Fa);
+  kb_gemm_stage_factor<P, P, NT>(a.F1, a.fs_l1, a.fs_k1, Fb);
+  kb_gemm_stage_factor<P, P, NT>(a.F2, a.fs_l2, a.fs_k2, Fc);
+  kb_gemm_stage_factor<P, P, NT>(a.F3, a.fs_l3, a.fs_k3, Fd);
+  auto issue = [&](int64_t gg) { kb_gemm_issue_halves<U, SLAB, SUB, SUBS, SS, NT, ST, FAST>(a, As, gg, tid); };
+  kb_gemm_pipe_start<ST>(n, issue);
+  for (int64_t it = 0; it < n; it++) {
+    kb_gemm_pipe_next<ST>(it, n, issue);   // also: the W the last chunk read is free
+    float *const Su = As + (int)(it % ST) * STAGE + u * SS;
+    float T[P][4];
+    kb_gemm_first_factor<P>(Su + g * SUBS, Fa, tq, T);
+    float V[P][4];
+    kb_gemm_zero8x4(V);
+#pragma unroll
+    for (int d1 = 0; d1 < P; d1++)
+      kb_gemm_outer8x4(T[d1], Fb, d1, V);
+    __syncthreads();   // every thread is done with this chunk's X: W takes its place
+#pragma unroll
+    for (int l = 0; l < P; l++)
+      *(float4 *)(Su + g * SUBS + l * P + 4 * tq) = make_float4(V[l][0], V[l][1], V[l][2], V[l][3]);
+    __syncthreads();
+    const int c = g;   // this thread's column (l1, l0) from here on
+#pragma unroll
+    for (int d3 = 0; d3 < P; d3++)
+#pragma unroll
+      for (int j = 0; j < 4; j++)
+        T[d3][j] = 0.0f;
+#pragma unroll
+    for (int d2 = 0; d2 < P; d2++) {
+      const float4 b = ((const float4 *)Fc)[d2 * (P / 4) + tq];
+#pragma unroll
+      for (int d3 = 0; d3 < P; d3++) {
+        const float x = Su[(d3 * P + d2) * SUBS + c];
+        T[d3][0] = fmaf(x, b.x, T[d3][0]);
+        T[d3][1] = fmaf(x, b.y, T[d3][1]);
+        T[d3][2] = fmaf(x, b.z, T[d3][2]);
+        T[d3][3] = fmaf(x, b.w, T[d3][3]);
+      }
+    }
+    kb_gemm_zero8x4(V);
+#pragma unroll
+    for (int d3 = 0; d3 < P; d3++)
+      kb_gemm_outer8x4(T[d3], Fd, d3, V);
+    // Y[l3][4 tq + j][c][slab]: 32-bit offsets within the row
+    kb_gemm_halves_out<NT, P>(a, it, Sg, tid, u, V,
+                              [&](int l, int j) { return (l * P * P * P + (4 * tq + j) * P * P + c) * s0; });
+  }
+  kb_cp_wait<0>();
+}
+
 // ------------------------------------------------------------- host side
 
 // One instantiation: its parameters (kb_cuda_gemm_info_t), its kernel and
@@ -713,16 +998,12 @@ static int kb_gemm_kt_launch_t(const kb_gemm_args &a, unsigned grid, void *strea
     (const void *)kb_gemm_kt_kernel<P, Q, TS, MINB, 1, W84, KU>,                                    \
     (const void *)kb_gemm_kt_kernel<P, Q, TS, MINB, 0, W84, KU>, kb_gemm_kt_launch_t<P, Q, TS, MINB, W84, KU> }
 
-// kb_gemm_pair_kernel: 16-byte copies where X allows them (its stores are
-// 4-byte ones either way).
-template <int U, int ST, int MINB>
-static int kb_gemm_pair_launch_t(const kb_gemm_args &a, unsigned grid, void *stream)
+// The fused kernels' launch: K1, its 16-byte-copy kernel, where X allows
+// it, else K0 (4-byte copies); their stores do not depend on it.
+template <class S, void (*K1)(kb_gemm_args), void (*K0)(kb_gemm_args)>
+static int kb_gemm_vec_launch_t(const kb_gemm_args &a, unsigned grid, void *stream)
 {
-  typedef kb_gemm_pair_shape<U, ST> S;
-  if (a.vec)
-    kb_gemm_pair_kernel<U, ST, MINB, 1><<<grid, S::NT, S::SMEM, (cudaStream_t)stream>>>(a);
-  else
-    kb_gemm_pair_kernel<U, ST, MINB, 0><<<grid, S::NT, S::SMEM, (cudaStream_t)stream>>>(a);
+  (a.vec ? K1 : K0)<<<grid, S::NT, S::SMEM, (cudaStream_t)stream>>>(a);
   return (int)cudaGetLastError();
 }
 
@@ -730,25 +1011,14 @@ static int kb_gemm_pair_launch_t(const kb_gemm_args &a, unsigned grid, void *str
 #define KB_GEMM_PAIR_ENTRY(U, ST, MINB)                                                               \
   { { 16, 16, U, 16, ST, MINB, 0, kb_gemm_pair_shape<U, ST>::NT, kb_gemm_pair_shape<U, ST>::SMEM, 0, 2 }, \
     (const void *)kb_gemm_pair_kernel<U, ST, MINB, 1>, (const void *)kb_gemm_pair_kernel<U, ST, MINB, 0>, \
-    kb_gemm_pair_launch_t<U, ST, MINB> }
+    kb_gemm_vec_launch_t<kb_gemm_pair_shape<U, ST>, kb_gemm_pair_kernel<U, ST, MINB, 1>,                  \
+                         kb_gemm_pair_kernel<U, ST, MINB, 0>> }
 
-template <int ST>
-static int kb_gemm_trip8_launch_t(const kb_gemm_args &a, unsigned grid, void *stream)
-{
-  typedef kb_gemm_trip8_shape<ST> S;
-  if (a.vec)
-    kb_gemm_trip8_kernel<ST, 1><<<grid, S::NT, S::SMEM, (cudaStream_t)stream>>>(a);
-  else
-    kb_gemm_trip8_kernel<ST, 0><<<grid, S::NT, S::SMEM, (cudaStream_t)stream>>>(a);
-  return (int)cudaGetLastError();
-}
-
-// TS: slabs of 512 a tile; TKC: the whole first factor (8); F = 3.
-#define KB_GEMM_TRIP8_ENTRY(ST)                                                                      \
-  { { 8, 8, kb_gemm_trip8_shape<ST>::U, 8, ST, 1, 0, kb_gemm_trip8_shape<ST>::NT,                      \
-      kb_gemm_trip8_shape<ST>::SMEM, 0, 3 },                                                         \
-    (const void *)kb_gemm_trip8_kernel<ST, 1>, (const void *)kb_gemm_trip8_kernel<ST, 0>,              \
-    kb_gemm_trip8_launch_t<ST> }
+// The trip8, trip16 and quad8 kernels (K, shape SH): F fused P x P factors,
+// TS slabs a tile, TKC the whole first factor, one block an SM.
+#define KB_GEMM_SLAB_ENTRY(P, F, TS, ST, SH, K)                                                      \
+  { { P, P, TS, P, ST, 1, 0, SH<ST>::NT, SH<ST>::SMEM, 0, F }, (const void *)K<ST, 1>,                \
+    (const void *)K<ST, 0>, kb_gemm_vec_launch_t<SH<ST>, K<ST, 1>, K<ST, 0>> }
 
 // The instantiations; index i is kernel KB_KERNEL_GEMM_0 - i within a
 // process (tuning files name them by their parameters, kb_cuda_gemm_word).
@@ -766,9 +1036,14 @@ static const kb_gemm_entry kb_gemm_table[] = {
   KB_GEMM_PAIR_ENTRY(64, 2, 1),
   KB_GEMM_PAIR_ENTRY(32, 3, 2),
   KB_GEMM_PAIR_ENTRY(32, 2, 3),
-  KB_GEMM_TRIP8_ENTRY(2),
-  KB_GEMM_TRIP8_ENTRY(3),
+  // slabs of 512 a tile of 32; slabs of 4096 a tile of 8 (two halves)
+  KB_GEMM_SLAB_ENTRY(8, 3, 32, 2, kb_gemm_trip8_shape, kb_gemm_trip8_kernel),
+  KB_GEMM_SLAB_ENTRY(8, 3, 32, 3, kb_gemm_trip8_shape, kb_gemm_trip8_kernel),
+  KB_GEMM_SLAB_ENTRY(16, 3, 8, 2, kb_gemm_trip16_shape, kb_gemm_trip16_kernel),
+  KB_GEMM_SLAB_ENTRY(8, 4, 8, 2, kb_gemm_quad8_shape, kb_gemm_quad8_kernel),
 };
+static_assert(kb_gemm_trip8_shape<2>::U == 32 && kb_gemm_trip16_shape<2>::U == 4 && kb_gemm_quad8_shape<2>::U == 4,
+              "the slab entries' TS: the trip8 kernel's tile, the slab-4096 kernels' two halves");
 static const int kb_gemm_n = (int)(sizeof kb_gemm_table / sizeof kb_gemm_table[0]);
 // Kernel numbers past KB_KERNEL_GEMM_MAX are not recognised as slice-GEMM
 // steps (kb_cuda_kernel_is_gemm): session 38's first trip8 run had the 17th
@@ -856,8 +1131,10 @@ extern "C" int kb_cuda_gemm_launch(const kb_cuda_step_t *st, void *stream)
     a.S /= g->P;
   a.fs_l1 = g->F >= 2 ? st->fs_l[1] : 0;
   a.fs_k1 = g->F >= 2 ? st->fs_k[1] : 0;
-  a.fs_l2 = g->F == 3 ? st->fs_l[2] : 0;
-  a.fs_k2 = g->F == 3 ? st->fs_k[2] : 0;
+  a.fs_l2 = g->F >= 3 ? st->fs_l[2] : 0;
+  a.fs_k2 = g->F >= 3 ? st->fs_k[2] : 0;
+  a.fs_l3 = g->F >= 4 ? st->fs_l[3] : 0;
+  a.fs_k3 = g->F >= 4 ? st->fs_k[3] : 0;
   a.tps = a.S / g->TS;
   a.ntiles = st->m * a.tps;
   a.epilogue = st->epilogue;
@@ -871,7 +1148,8 @@ extern "C" int kb_cuda_gemm_launch(const kb_cuda_step_t *st, void *stream)
   for (b = 0; b < st->batch; b++) {
     a.F = (const float *)st->F[0] + b * st->f_bs[0];
     a.F1 = g->F >= 2 ? (const float *)st->F[1] + b * st->f_bs[1] : nullptr;
-    a.F2 = g->F == 3 ? (const float *)st->F[2] + b * st->f_bs[2] : nullptr;
+    a.F2 = g->F >= 3 ? (const float *)st->F[2] + b * st->f_bs[2] : nullptr;
+    a.F3 = g->F >= 4 ? (const float *)st->F[3] + b * st->f_bs[3] : nullptr;
     a.in = (const float *)st->in + b * st->in_bs;
     a.out = (float *)st->out + b * st->out_bs;
     a.vec = kb_aligned(a.in, 16) && (st->m == 1 || a.in_rs % 4 == 0);

@@ -318,7 +318,9 @@ void kb_cuda_row_magic(uint32_t d, uint32_t *mul, int *sh);
  * shared memory (bytes) per block, and for kt the k-steps its k-loop
  * unrolls (ku; 0 or TKC: all of a chunk).  F = 2: the pair kernel
  * (kb_gemm_pair_kernel), two fused 16x16 factors, TS slabs of 256 a tile;
- * F = 3: the trip8 kernel, three fused 8x8 factors, TS slabs of 512.
+ * F = 3: the trip8 kernel, three fused 8x8 factors, TS slabs of 512, or
+ * (P = 16) the trip16 kernel, three fused 16x16, TS slabs of 4096; F = 4:
+ * the quad8 kernel, four fused 8x8, TS slabs of 4096.
  * kb_cuda_gemm_info: NULL past the last.  kb_cuda_gemm_find: 0 if
  * instantiation index can apply a p x q factor of type (F of them) to
  * vectors of length K, -1 if not.  The launch also needs in_is == out_is
@@ -327,7 +329,7 @@ void kb_cuda_row_magic(uint32_t d, uint32_t *mul, int *sh);
 typedef struct {
   int P, Q, TS, TKC, stages, minb, kt, threads, smem;
   int ku;
-  int F;             /* factors a step: 1, 2 (the pair kernel) or 3 (trip8) */
+  int F;             /* factors a step: 1, 2 (the pair kernel), 3 (trip8, trip16) or 4 (quad8) */
 } kb_cuda_gemm_info_t;
 int kb_cuda_gemm_count(void);
 const kb_cuda_gemm_info_t *kb_cuda_gemm_info(int index);
