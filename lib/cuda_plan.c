@@ -386,7 +386,7 @@ static double kb_gemm_rate(const kb_cuda_gemm_info_t *g)
   if (g->F == 4 && g->P == 8)
     return 19.4e12;
   if (g->F >= 3)
-    return 0;
+    return 0;   /* a fused entry not priced above: the tuner's only */
   if (g->kt == 1 && g->TS == 128 && g->P == 64 && g->minb == 3)
     return g->ku == 16 ? 39.5e12 : full ? 37.1e12 : 0;
   if (g->kt == 1 && g->TS == 128 && g->P == 128 && g->minb == 2)

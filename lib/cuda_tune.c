@@ -753,9 +753,8 @@ kronblasStatus_t kb_cuda_wisdom_add(struct kronblasContext *h, const char *keys,
     } else if (strncmp(word, "gemm:", 5) == 0) {
       /* gemm:..., one float factor on the slice-GEMM kernel (two on its
        * pair kernel, ":f2", three on its trip8 or trip16 kernel, ":f3",
-       * four on its quad8 kernel, ":f4"): X along K,
-       * Y along L, host scalars
-       * (kb_cuda_gemm_usable). */
+       * four on its quad8 kernel, ":f4"): X along K, Y along L, host
+       * scalars (kb_cuda_gemm_usable). */
       const int gi = kb_cuda_gemm_parse(word);
       kern = KB_KERNEL_GEMM_0 - gi;
       if (gi < 0 || nf != kb_cuda_gemm_info(gi)->F || !real ||

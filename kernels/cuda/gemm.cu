@@ -75,7 +75,7 @@ struct kb_gemm_args {
   int64_t ntiles;     // m * tps
   const float *F1;    // kb_gemm_pair_kernel: the second factor
   int64_t fs_l1, fs_k1;
-  const float *F2;    // the trip kernels: the third factor
+  const float *F2;    // the trip8, trip16 and quad8 kernels: the third factor
   int64_t fs_l2, fs_k2;
   const float *F3;    // kb_gemm_quad8_kernel: the fourth factor
   int64_t fs_l3, fs_k3;
@@ -94,8 +94,8 @@ __device__ __forceinline__ int64_t kb_gemm_mine(const kb_gemm_args &a)
   return a.ntiles > (int64_t)blockIdx.x ? (a.ntiles - 1 - blockIdx.x) / gridDim.x + 1 : 0;
 }
 
-// The cp.async pipeline of ST stages the slice, pair and trip8 kernels run over their
-// n chunks: start issues chunks 0 .. ST - 2; next, at the top of chunk g,
+// The cp.async pipeline of ST stages the slice kernel and the fused ones
+// (pair, trip8, trip16, quad8) run over their n chunks: start issues chunks 0 .. ST - 2; next, at the top of chunk g,
 // waits for chunk g, makes sure every thread is done with the stage chunk
 // g + ST - 1 goes into (it read it for chunk g - 1), and issues that one.
 // The barrier also covers what a kernel staged before (its factors).
@@ -135,6 +135,20 @@ __device__ __forceinline__ void kb_gemm_stage_factor(const float *F, int64_t fs_
 {
   for (int e = threadIdx.x; e < P * Q; e += NT)
     Bs[e] = F[(e % Q) * fs_l + (e / Q) * fs_k];
+}
+
+// A fused kernel's NF factors (a.F, a.F1, ...) into shared memory one
+// after another, P x P each.
+template <int P, int NT, int NF>
+__device__ __forceinline__ void kb_gemm_stage_fused(const kb_gemm_args &a, float *Fs)
+{
+  kb_gemm_stage_factor<P, P, NT>(a.F, a.fs_l, a.fs_k, Fs);
+  if (NF >= 2)
+    kb_gemm_stage_factor<P, P, NT>(a.F1, a.fs_l1, a.fs_k1, Fs + P * P);
+  if (NF >= 3)
+    kb_gemm_stage_factor<P, P, NT>(a.F2, a.fs_l2, a.fs_k2, Fs + 2 * P * P);
+  if (NF >= 4)
+    kb_gemm_stage_factor<P, P, NT>(a.F3, a.fs_l3, a.fs_k3, Fs + 3 * P * P);
 }
 
 // The epilogue of one output v going to y: beta = 0 never reads y.
@@ -437,7 +451,7 @@ __device__ __forceinline__ void kb_gemm_issue_slabs(const kb_gemm_args &a, float
   }
 }
 
-// The pair and trip8 kernels' first factor on a P x P sub-slab X[d1][d0]
+// The fused kernels' first factor on a P x P sub-slab X[d1][d0]
 // (rows of P): T[d1][j] = sum_d0 X[d1][d0] A[d0][4 tq + j] for all P d1,
 // A staged as rows of P / 4 float4 (kb_gemm_stage_factor), read as
 // broadcasts where tq is warp-uniform.
@@ -512,8 +526,7 @@ __global__ void __launch_bounds__(4 * U, MINB) kb_gemm_pair_kernel(const kb_gemm
   const int64_t mine = kb_gemm_mine(a);
   const int s0 = (int)a.S;   // K / 256: the output's l0 stride; K < 2^31 (kb_cuda_gemm_find)
 
-  kb_gemm_stage_factor<P, P, NT>(a.F, a.fs_l, a.fs_k, Fa);
-  kb_gemm_stage_factor<P, P, NT>(a.F1, a.fs_l1, a.fs_k1, Fb);
+  kb_gemm_stage_fused<P, NT, 2>(a, Fa);
   auto issue = [&](int64_t it) { kb_gemm_issue_slabs<U, P * P, SS, NT, ST, FAST>(a, As, it, tid); };
   kb_gemm_pipe_start<ST>(mine, issue);
   for (int64_t it = 0; it < mine; it++) {
@@ -559,26 +572,33 @@ __global__ void __launch_bounds__(4 * U, MINB) kb_gemm_pair_kernel(const kb_gemm
   kb_cp_wait<0>();
 }
 
-// The trip8 kernel's second and third factors, one input row d at a time:
-// acc[l][j] += in[j] * C[d][l] for the 8 outputs l of a staged 8x8 factor
-// C (rows of two float4, broadcast reads) and 4 columns j; with RS = 16,
-// 8 of the 16 columns of a 16x16 factor's rows (C offset to the first).
-template <int RS = 8>
-__device__ __forceinline__ void kb_gemm_outer8x4(const float (&in)[4], const float *C, int d, float (&acc)[8][4])
+// The fused kernels' factors after the first, one input row d at a time:
+// acc[l][j] += in[j] * C[d][l] for NL outputs l of a staged factor C
+// (rows of RS floats, read as float4 broadcasts) and 4 columns j; NL = 8
+// of RS = 16 takes half of a 16x16 factor's columns (C offset to them).
+template <int NL = 8, int RS = NL>
+__device__ __forceinline__ void kb_gemm_outer4(const float (&in)[4], const float *C, int d, float (&acc)[NL][4])
 {
-  const float4 c0 = ((const float4 *)C)[d * (RS / 4)], c1 = ((const float4 *)C)[d * (RS / 4) + 1];
-  const float cv[8] = { c0.x, c0.y, c0.z, c0.w, c1.x, c1.y, c1.z, c1.w };
+  float4 c[NL / 4];
 #pragma unroll
-  for (int l = 0; l < 8; l++)
+  for (int g = 0; g < NL / 4; g++)
+    c[g] = ((const float4 *)C)[d * (RS / 4) + g];
 #pragma unroll
-    for (int j = 0; j < 4; j++)
-      acc[l][j] = fmaf(in[j], cv[l], acc[l][j]);
+  for (int g = 0; g < NL / 4; g++) {
+    const float cv[4] = { c[g].x, c[g].y, c[g].z, c[g].w };
+#pragma unroll
+    for (int i = 0; i < 4; i++)
+#pragma unroll
+      for (int j = 0; j < 4; j++)
+        acc[4 * g + i][j] = fmaf(in[j], cv[i], acc[4 * g + i][j]);
+  }
 }
 
-__device__ __forceinline__ void kb_gemm_zero8x4(float (&acc)[8][4])
+template <int NL>
+__device__ __forceinline__ void kb_gemm_zero4(float (&acc)[NL][4])
 {
 #pragma unroll
-  for (int l = 0; l < 8; l++)
+  for (int l = 0; l < NL; l++)
 #pragma unroll
     for (int j = 0; j < 4; j++)
       acc[l][j] = 0.0f;
@@ -628,9 +648,7 @@ __global__ void __launch_bounds__(kb_gemm_trip8_shape<ST>::NT, 1) kb_gemm_trip8_
   const int64_t mine = kb_gemm_mine(a);
   const int s0 = (int)a.S;   // K / 512: the output's l0 stride; K < 2^31 (kb_cuda_gemm_find)
 
-  kb_gemm_stage_factor<P, P, NT>(a.F, a.fs_l, a.fs_k, Fa);
-  kb_gemm_stage_factor<P, P, NT>(a.F1, a.fs_l1, a.fs_k1, Fb);
-  kb_gemm_stage_factor<P, P, NT>(a.F2, a.fs_l2, a.fs_k2, Fc);
+  kb_gemm_stage_fused<P, NT, 3>(a, Fa);
   auto issue = [&](int64_t it) { kb_gemm_issue_slabs<U, SLAB, SS, NT, ST, FAST>(a, As, it, tid); };
   kb_gemm_pipe_start<ST>(mine, issue);
   for (int64_t it = 0; it < mine; it++) {
@@ -639,10 +657,10 @@ __global__ void __launch_bounds__(kb_gemm_trip8_shape<ST>::NT, 1) kb_gemm_trip8_
     float T[P][4];
     kb_gemm_first_factor<P>(X, Fa, tq, T);
     float V[P][4];
-    kb_gemm_zero8x4(V);
+    kb_gemm_zero4(V);
 #pragma unroll
     for (int d1 = 0; d1 < P; d1++)
-      kb_gemm_outer8x4(T[d1], Fb, d1, V);
+      kb_gemm_outer4(T[d1], Fb, d1, V);
     if (ST == 3)
       __syncthreads();   // E takes the place of this tile's X
     float *Eu = (ST == 2 ? E : As + (int)(it % ST) * STAGE) + ul * SS + tq * (P * P * 4);   // E[u][tq][l1][d2][j]
@@ -652,12 +670,12 @@ __global__ void __launch_bounds__(kb_gemm_trip8_shape<ST>::NT, 1) kb_gemm_trip8_
     __syncthreads();
     const int r1 = d2;   // this thread's l1 from here on
     float Z[P][4];
-    kb_gemm_zero8x4(Z);
+    kb_gemm_zero4(Z);
 #pragma unroll
     for (int dd = 0; dd < P; dd++) {
       const float4 e = *(const float4 *)(Eu + (r1 * P + dd) * 4);
       const float ev[4] = { e.x, e.y, e.z, e.w };
-      kb_gemm_outer8x4(ev, Fc, dd, Z);
+      kb_gemm_outer4(ev, Fc, dd, Z);
     }
     int64_t r, sb;
     kb_gemm_tile(a, it, 1, &r, &sb);
@@ -814,9 +832,7 @@ __global__ void __launch_bounds__(kb_gemm_trip16_shape<ST>::NT, 1) kb_gemm_trip1
   const int64_t n = 2 * kb_gemm_mine(a);
   const int s0 = (int)a.S;   // K / 4096: the output's l0 stride; K < 2^31 (kb_cuda_gemm_find)
 
-  kb_gemm_stage_factor<P, P, NT>(a.F, a.fs_l, a.fs_k, Fa);
-  kb_gemm_stage_factor<P, P, NT>(a.F1, a.fs_l1, a.fs_k1, Fb);
-  kb_gemm_stage_factor<P, P, NT>(a.F2, a.fs_l2, a.fs_k2, Fc);
+  kb_gemm_stage_fused<P, NT, 3>(a, Fa);
   auto issue = [&](int64_t g) { kb_gemm_issue_halves<U, SLAB, SUB, SUBS, SS, NT, ST, FAST>(a, As, g, tid); };
   kb_gemm_pipe_start<ST>(n, issue);
   for (int64_t it = 0; it < n; it++) {
@@ -829,10 +845,10 @@ __global__ void __launch_bounds__(kb_gemm_trip16_shape<ST>::NT, 1) kb_gemm_trip1
 #pragma unroll
     for (int h = 0; h < 2; h++) {
       float V[8][4];
-      kb_gemm_zero8x4(V);
+      kb_gemm_zero4(V);
 #pragma unroll
       for (int d1 = 0; d1 < P; d1++)
-        kb_gemm_outer8x4<P>(T[d1], Fb + 8 * h, d1, V);
+        kb_gemm_outer4<8, P>(T[d1], Fb + 8 * h, d1, V);
 #pragma unroll
       for (int i = 0; i < 8; i++)
         *(float4 *)(Eu + (8 * h + i) * ES + 4 * d2) = make_float4(V[i][0], V[i][1], V[i][2], V[i][3]);
@@ -840,25 +856,12 @@ __global__ void __launch_bounds__(kb_gemm_trip16_shape<ST>::NT, 1) kb_gemm_trip1
     __syncthreads();
     const int r1 = d2;   // this thread's l1 from here on
     float Z[P][4];
-#pragma unroll
-    for (int l = 0; l < P; l++)
-#pragma unroll
-      for (int j = 0; j < 4; j++)
-        Z[l][j] = 0.0f;
+    kb_gemm_zero4(Z);
 #pragma unroll
     for (int dd = 0; dd < P; dd++) {
       const float4 e = *(const float4 *)(Eu + r1 * ES + 4 * dd);
       const float ev[4] = { e.x, e.y, e.z, e.w };
-#pragma unroll
-      for (int g = 0; g < P / 4; g++) {
-        const float4 c = ((const float4 *)Fc)[dd * (P / 4) + g];
-        const float cv[4] = { c.x, c.y, c.z, c.w };
-#pragma unroll
-        for (int i = 0; i < 4; i++)
-#pragma unroll
-          for (int j = 0; j < 4; j++)
-            Z[4 * g + i][j] = fmaf(ev[j], cv[i], Z[4 * g + i][j]);
-      }
+      kb_gemm_outer4(ev, Fc, dd, Z);
     }
     // Y[l2][r1][4 tq + j][slab]: 32-bit offsets within the row
     kb_gemm_halves_out<NT, P>(a, it, Sg, tid, u, Z,
@@ -905,10 +908,7 @@ __global__ void __launch_bounds__(kb_gemm_quad8_shape<ST>::NT, 1) kb_gemm_quad8_
   const int64_t n = 2 * kb_gemm_mine(a);
   const int s0 = (int)a.S;   // K / 4096: the output's l0 stride; K < 2^31 (kb_cuda_gemm_find)
 
-  kb_gemm_stage_factor<P, P, NT>(a.F, a.fs_l, a.fs_k, Fa);
-  kb_gemm_stage_factor<P, P, NT>(a.F1, a.fs_l1, a.fs_k1, Fb);
-  kb_gemm_stage_factor<P, P, NT>(a.F2, a.fs_l2, a.fs_k2, Fc);
-  kb_gemm_stage_factor<P, P, NT>(a.F3, a.fs_l3, a.fs_k3, Fd);
+  kb_gemm_stage_fused<P, NT, 4>(a, Fa);
   auto issue = [&](int64_t gg) { kb_gemm_issue_halves<U, SLAB, SUB, SUBS, SS, NT, ST, FAST>(a, As, gg, tid); };
   kb_gemm_pipe_start<ST>(n, issue);
   for (int64_t it = 0; it < n; it++) {
@@ -917,10 +917,10 @@ __global__ void __launch_bounds__(kb_gemm_quad8_shape<ST>::NT, 1) kb_gemm_quad8_
     float T[P][4];
     kb_gemm_first_factor<P>(Su + g * SUBS, Fa, tq, T);
     float V[P][4];
-    kb_gemm_zero8x4(V);
+    kb_gemm_zero4(V);
 #pragma unroll
     for (int d1 = 0; d1 < P; d1++)
-      kb_gemm_outer8x4(T[d1], Fb, d1, V);
+      kb_gemm_outer4(T[d1], Fb, d1, V);
     __syncthreads();   // every thread is done with this chunk's X: W takes its place
 #pragma unroll
     for (int l = 0; l < P; l++)
@@ -944,10 +944,10 @@ __global__ void __launch_bounds__(kb_gemm_quad8_shape<ST>::NT, 1) kb_gemm_quad8_
         T[d3][3] = fmaf(x, b.w, T[d3][3]);
       }
     }
-    kb_gemm_zero8x4(V);
+    kb_gemm_zero4(V);
 #pragma unroll
     for (int d3 = 0; d3 < P; d3++)
-      kb_gemm_outer8x4(T[d3], Fd, d3, V);
+      kb_gemm_outer4(T[d3], Fd, d3, V);
     // Y[l3][4 tq + j][c][slab]: 32-bit offsets within the row
     kb_gemm_halves_out<NT, P>(a, it, Sg, tid, u, V,
                               [&](int l, int j) { return (l * P * P * P + (4 * tq + j) * P * P + c) * s0; });

@@ -59,8 +59,8 @@ enum { KB_KERNEL_ROW = -6 };
 enum { KB_KERNEL_ROW_VAR = -64 };
 /* The slice-GEMM kernel (kernels/cuda/gemm.cu): one float factor of P x Q
  * (P, Q of its instantiations) as a register-tiled GEMM per vector over a
- * resident grid, the factor held in shared memory (or two or three fused
- * factors: its pair and trip8 kernels); instantiation i is
+ * resident grid, the factor held in shared memory (or two to four fused
+ * factors: its pair, trip8, trip16 and quad8 kernels); instantiation i is
  * kernel KB_KERNEL_GEMM_0 - i: -16 down to -47, clear of the whole-row
  * variants (KB_KERNEL_ROW_VAR - 17 and below); gemm.cu asserts its table fits. */
 enum { KB_KERNEL_GEMM_0 = -16, KB_KERNEL_GEMM_MAX = 32 };
