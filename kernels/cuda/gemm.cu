@@ -712,7 +712,18 @@ __global__ void __launch_bounds__(kb_gemm_trip8_shape<ST>::NT, 1) kb_gemm_trip8_
 // wip/slab4096-c2): clusters of two blocks taking the two halves of a
 // tile at once, three stages and no Sg, the partner's outputs read through
 // distributed shared memory after a cluster barrier: quad8 1.026-1.028,
-// trip16 9.34-9.35.
+// trip16 9.34-9.35.  Where quad8's time goes (session 41, ncu samples a
+// SASS instruction): a quarter of its warps' samples wait in the output
+// code for the LSU to take the 8-byte stores (23.6% on the branches after
+// them), almost none for the cp.async data; the block's 16 warps pass
+// three barriers a chunk, so all of them wait on the same tile's 512
+// stores.  Not kept, all slower or equal: the cluster pairs meeting
+// through st.async and mbarriers instead (wip/slab4096-push: quad8 1.08,
+// trip16 4.86); an L2 prefetch of the chunk 1-3 ahead (wip/l2pf: quad8
+// 0.924, trip8 up to 1.4x slower); blocks started up to 22 us apart (no
+// change); half the second half's outputs stored during the next chunk
+// (wip/defer: quad8 1.059).  Hiding the stores needs warps out of step: a
+// producer warp's bulk copies and mbarriers in place of the barriers.
 //
 // Their copy of chunk g into its stage: U slabs of SLAB elements, each as
 // SLAB / SUB sub-slabs of SUB at stride SUBS (the padding that keeps their
