@@ -722,8 +722,9 @@ __global__ void __launch_bounds__(kb_gemm_trip8_shape<ST>::NT, 1) kb_gemm_trip8_
 // trip16 4.86); an L2 prefetch of the chunk 1-3 ahead (wip/l2pf: quad8
 // 0.924, trip8 up to 1.4x slower); blocks started up to 22 us apart (no
 // change); half the second half's outputs stored during the next chunk
-// (wip/defer: quad8 1.059).  Hiding the stores needs warps out of step: a
-// producer warp's bulk copies and mbarriers in place of the barriers.
+// (wip/defer: quad8 1.059, its deferred values spilled).  The exchange
+// mid-chunk keeps the warps in step; hiding the stores needs them spread
+// through the multiply-adds without spills, or warps that only store.
 //
 // Their copy of chunk g into its stage: U slabs of SLAB elements, each as
 // SLAB / SUB sub-slabs of SUB at stride SUBS (the padding that keeps their
