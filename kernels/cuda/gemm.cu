@@ -724,7 +724,8 @@ __global__ void __launch_bounds__(kb_gemm_trip8_shape<ST>::NT, 1) kb_gemm_trip8_
 // change); half the second half's outputs stored during the next chunk
 // (wip/defer: quad8 1.059, its deferred values spilled).  The exchange
 // mid-chunk keeps the warps in step; hiding the stores needs them spread
-// through the multiply-adds without spills, or warps that only store.
+// through the multiply-adds without spills, or another engine to store
+// them (wip/q8tma, not yet run: TMA stores of 8 KB boxes a half-block).
 //
 // Their copy of chunk g into its stage: U slabs of SLAB elements, each as
 // SLAB / SUB sub-slabs of SUB at stride SUBS (the padding that keeps their
