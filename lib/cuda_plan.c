@@ -377,7 +377,9 @@ static double kb_gemm_rate(const kb_cuda_gemm_info_t *g)
    * pass at K = 2^20, m = 1024 (25.6 TFLOP/s), 1.013-1.026 at K = 2^24, m
    * = 16, 0.265-0.266 at K = 2^16, m = 1024; four fused 8x8 0.884-0.895 at
    * 2^28 elements (19.4).  Bound by neither their FMAs nor their bytes (a
-   * copy of a 2^28 pass takes 0.51 ms); priced by what they did.  Not
+   * copy of a 2^28 pass takes 0.51 ms) but, session 41's samples say, by
+   * their output stores, which hold every warp at once; priced by what they
+   * did.  Not
    * measured on an H100, where the model, its bytes slower, would take the
    * quad8 kernel's two passes for 16_8x8^8 over three (jit-time -B
    * 2.85e12). */
