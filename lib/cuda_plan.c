@@ -379,9 +379,8 @@ static double kb_gemm_rate(const kb_cuda_gemm_info_t *g)
    * 2^28 elements (19.4).  Bound by neither their FMAs nor their bytes (a
    * copy of a 2^28 pass takes 0.51 ms) but, session 41's samples say, by
    * their output stores, which hold every warp at once; priced by what they
-   * did.  Not
-   * measured on an H100, where the model, its bytes slower, would take the
-   * quad8 kernel's two passes for 16_8x8^8 over three (jit-time -B
+   * did.  Not measured on an H100, where the model, its bytes slower, would
+   * take the quad8 kernel's two passes for 16_8x8^8 over three (jit-time -B
    * 2.85e12). */
   if (g->F == 3 && g->P == 16)
     return 25.5e12;

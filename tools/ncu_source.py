@@ -40,6 +40,8 @@ def read_rows(path):
         lines = list(csv.reader(io.StringIO(f.read())))
     for i, line in enumerate(lines):
         if TOTAL in line and "Source" in line:
+            if "Address" not in line or not any(h.startswith("stall_") for h in line):
+                raise ValueError("the per-instruction table lacks 'Address' or the stall_ columns")
             kernel = lines[0][1] if i > 0 and len(lines[0]) > 1 else ""
             return kernel, line, lines[i + 1:]
     raise ValueError("no per-instruction table (column '%s')" % TOTAL)

@@ -2,8 +2,8 @@
 # t-ncu-source.sh - TAP test of tools/ncu_source.py (an Nsight Compute
 # per-instruction export summed by stall reason, opcode and instruction)
 # on a made-up export whose shares are known, gzipped and not; a file with
-# no such table, a missing file and bad arguments exit 2.  SKIPs without
-# python3.
+# no such table or without its stall_ columns, a missing file and bad
+# arguments exit 2.  SKIPs without python3.
 script=${top_srcdir:-.}/tools/ncu_source.py
 tmp=${TMPDIR:-/tmp}/t-ncu-source.$$
 trap 'rm -f "$tmp".*' EXIT
@@ -14,7 +14,7 @@ if ! command -v python3 > /dev/null 2>&1; then
   exit 0
 fi
 
-echo "1..9"
+echo "1..10"
 
 # Three instructions, 200 samples: long_sb 100 (80 on the branch), mio 60,
 # selected 40; the FFMA holds 60 samples, the LDS 40, the BRA 100.
@@ -50,6 +50,10 @@ printf 'a,b\n1,2\n' > "$tmp.bad"
 run "$tmp.bad"
 [ $? -eq 2 ] && has "no per-instruction table"
 ok $? "a CSV without the table exits 2"
+head -n 2 "$tmp.csv" | sed 's/"stall_/"x_/g' > "$tmp.nostall"
+run "$tmp.nostall"
+[ $? -eq 2 ] && has "lacks 'Address' or the stall_ columns"
+ok $? "a table without stall_ columns exits 2"
 run "$tmp.missing"
 ok $(( $? != 2 )) "a missing file exits 2"
 run --top 0 "$tmp.csv"
