@@ -381,11 +381,17 @@ static double kb_gemm_rate(const kb_cuda_gemm_info_t *g)
    * their output stores, which hold every warp at once; priced by what they
    * did.  Not measured on an H100, where the model, its bytes slower, would
    * take the quad8 kernel's two passes for 16_8x8^8 over three (jit-time -B
-   * 2.85e12). */
+   * 2.85e12).  Their TMA entries, which hand a tile's outputs to the
+   * tensor memory accelerator (session 42's tuner, H200): trip16 3.59-3.60
+   * ms a pass of 2^30 (4.01 plain), 0.908-0.910 at K = 2^24, m = 16 (1.014-
+   * 1.018), 0.245 at 2^26 (0.269); quad8 0.739-0.748 at 2^28 (0.882-0.886
+   * plain); priced in the same proportion.  Where no tensor map can be
+   * made (beta != 0, Y off 16 bytes) they launch the plain kernel, what the
+   * plain entry would have run: the model does not look. */
   if (g->F == 3 && g->P == 16)
-    return 25.5e12;
+    return g->tma ? 28.4e12 : 25.5e12;
   if (g->F == 4 && g->P == 8)
-    return 19.4e12;
+    return g->tma ? 22.9e12 : 19.4e12;
   if (g->F >= 3)
     return 0;   /* a fused entry not priced above: the tuner's only */
   if (g->kt == 1 && g->TS == 128 && g->P == 64 && g->minb == 3)
@@ -475,6 +481,8 @@ int kb_cuda_gemm_word(int index, char *buf, int size)
                g->minb, g->kt == 2 ? ":kt:w84" : g->kt ? ":kt" : "");
   if (n >= 0 && n < size && g->F > 1)   /* fused factors: ":f2" pair, ":f3" trip8 or trip16, ":f4" quad8 */
     n += snprintf(buf + n, (size_t)(size - n), ":f%d", g->F);
+  if (n >= 0 && n < size && g->tma)   /* the outputs stored by the tensor memory accelerator */
+    n += snprintf(buf + n, (size_t)(size - n), ":tma");
   if (n >= 0 && n < size && g->ku != 0 && g->ku != g->TKC)
     n += snprintf(buf + n, (size_t)(size - n), ":u%d", g->ku);
   return n >= 0 && n < size ? n : -1;

@@ -1,7 +1,8 @@
 /* t-cuda-gemm.c - the slice-GEMM kernel (kernels/cuda/gemm.cu: one float
  * 64x64 or 128x128 factor as a register-tiled GEMM per vector over a
  * resident grid; its fused kernels: two 16x16 factors, three 8x8, three
- * 16x16, four 8x8) against the CPU backend: each instantiation forced
+ * 16x16, four 8x8; the last two also with their outputs stored by the
+ * TMA, ":tma") against the CPU backend: each instantiation forced
  * through wisdom files ("gemm:..." words) as the first step (reading X),
  * a middle one and the last (writing Y with alpha and beta, beta = 0 over
  * a NaN Y), rows of X or Y aligned to 16 bytes or not (4-byte accesses), both
@@ -28,6 +29,8 @@
 #define WT3 "gemm:p8:q8:ts32:tk8:st3:mb1:f3"
 #define WT16 "gemm:p16:q16:ts8:tk16:st2:mb1:f3"
 #define WQ8 "gemm:p8:q8:ts8:tk8:st2:mb1:f4"
+#define WQ8T "gemm:p8:q8:ts8:tk8:st2:mb1:f4:tma"
+#define WT16T "gemm:p16:q16:ts8:tk16:st2:mb1:f3:tma"
 
 /* Shapes whose 64x64 (128x128) factors see S = K/P a multiple of 128:
  * the first step S = 2*64 (3*128), the last after a 2x4 (3x2) factor. */
@@ -93,6 +96,18 @@ static void forced(void)
     { pG, pG, "4:1:generic 3:4:" WQ8, 150, 5 },
     { pK, qK, "5:1:generic 4:1:generic 3:4:" WQ8, 5, 6 },
     { pL, qL, "5:4:" WQ8 " 1:1:generic 0:1:generic", 5, 6 },
+    /* the TMA entries (rep 0: rows aligned and beta = 0, the TMA stores
+     * where the step writes Y; rep 4, Y off 16 bytes, and beta != 0: the
+     * plain kernel their launchers take instead; a middle step writes
+     * the aligned workspace, the TMA stores every rep) */
+    { pG, pG, "4:4:" WQ8T " 0:1:generic", 150, 5 },
+    { pG, pG, "4:1:generic 3:4:" WQ8T, 150, 5 },
+    { pK, qK, "5:1:generic 4:1:generic 3:4:" WQ8T, 5, 6 },
+    { pL, qL, "5:4:" WQ8T " 1:1:generic 0:1:generic", 5, 6 },
+    { pD, pD, "3:3:" WT16T " 0:1:generic", 70, 4 },
+    { pD, pD, "3:1:generic 2:3:" WT16T, 70, 4 },
+    { pI, qI, "4:3:" WT16T " 1:1:generic 0:1:generic", 5, 5 },
+    { pJ, qJ, "4:1:generic 3:1:generic 2:3:" WT16T, 5, 5 },
   };
   size_t s;
   int rep;
@@ -183,8 +198,8 @@ static void tuned(void)
 {
   static const char *const w64[] = { " gemm -16 ", " gemm -17 ", W64A, NULL };
   static const char *const wpair[] = { WPA, WPB, WPC, NULL };
-  static const char *const wtrip[] = { WT, WT3, WQ8, NULL };
-  static const char *const wt16[] = { WPA, WT16, NULL };
+  static const char *const wtrip[] = { WT, WT3, WQ8, WQ8T, NULL };
+  static const char *const wt16[] = { WPA, WT16, WT16T, NULL };
   tap_ok(tuner_times(4, 3, pA, qA, w64), "the tuner times both 64x64 instantiations (4_64x64,2x4,64x64 float)");
   tap_ok(tuner_times(5, 4, pD, pD, wpair), "the tuner times the pair kernel's instantiations (5_16x16^4 float)");
   tap_ok(tuner_times(5, 5, pG, pG, wtrip),

@@ -12,6 +12,7 @@
 #include "kb_cuda_kernels.h"
 #include "kb_testproblem.h"
 
+#include <cuda_runtime.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -196,6 +197,18 @@ static int gemm_f_steps(int64_t m, int n, int64_t P, int F, int stages, int64_t 
   return k;
 }
 
+/* Of float P x P ^ n at m, the model's steps on TMA entries (":tma"). */
+static int gemm_tma_steps(int64_t m, int n, int64_t P)
+{
+  kb_cuda_pstep_t steps[8];
+  const int64_t ns = square_plan(KRONBLAS_R_32F, m, n, P, steps);
+  int64_t i;
+  int k = 0;
+  for (i = 0; i < ns; i++)
+    k += kb_cuda_kernel_is_gemm(steps[i].kernel) && kb_cuda_gemm_info(KB_KERNEL_GEMM_0 - steps[i].kernel)->tma;
+  return k;
+}
+
 /* The model's plans on rates given for a device (kb_cuda_model_rates).  On
  * an H200's (4.18e12 B/s, an H100's FMA rate) they are what sessions 38
  * to 40's H200 planned and measured fastest: float 1024_8x8^6 in two
@@ -208,7 +221,7 @@ static int gemm_f_steps(int64_t m, int n, int64_t P, int F, int stages, int64_t 
 static void plan_rates(void)
 {
   int64_t n8, n16, n5;
-  int t8, p16, t16, p5;
+  int t8, p16, t16, p5, q8;
   kb_cuda_model_rates(4.18e12, 1.0);
   t8 = gemm_f_steps(1024, 6, 8, 3, 3, &n8);
   p16 = gemm_f_steps(16, 6, 16, 2, 0, &n16);
@@ -218,9 +231,13 @@ static void plan_rates(void)
          t8, (long long)n8, p16, (long long)n16);
   t16 = gemm_f_steps(1024, 5, 16, 3, 0, &n5);
   p5 = gemm_f_steps(1024, 5, 16, 2, 0, &n5);
-  tap_ok(t16 == 1 && p5 == 1 && n5 == 2,
-         "an H200's rates: float 1024_16x16^5 on the trip16 kernel (%d step) and the pair kernel (%d) of %lld", t16,
-         p5, (long long)n5);
+  tap_ok(t16 == 1 && p5 == 1 && n5 == 2 && gemm_tma_steps(1024, 5, 16) == 1,
+         "an H200's rates: float 1024_16x16^5 on the trip16 kernel's TMA entry (%d step) and the pair kernel (%d) "
+         "of %lld", t16, p5, (long long)n5);
+  q8 = gemm_f_steps(16, 8, 8, 4, 0, &n5);
+  tap_ok(q8 == 2 && n5 == 2 && gemm_tma_steps(16, 8, 8) == 2,
+         "an H200's rates: float 16_8x8^8 in two passes of the quad8 kernel's TMA entry (%d of %lld steps)", q8,
+         (long long)n5);
   kb_cuda_model_rates(2.85e12, 1.0);
   t8 = gemm_f_steps(1024, 6, 8, 3, 0, &n8);
   p16 = gemm_f_steps(16, 6, 16, 2, 0, &n16);
@@ -228,6 +245,32 @@ static void plan_rates(void)
          "an H100's rates: float 1024_8x8^6 and 16_16x16^6 on neither (%d trip8 of %lld steps, %d pair of %lld)", t8,
          (long long)n8, p16, (long long)n16);
   kb_cuda_model_rates(0, 0);
+}
+
+/* The TMA entries' tensor maps (kernels/cuda/gemm.cu), on a GPU: made for
+ * an output aligned to 16 bytes, rows a multiple of 4 apart, beta = 0;
+ * not made (the plain kernels launched instead) off 16 bytes, at an odd
+ * row stride, or where beta is not 0. */
+static void tma_maps(void)
+{
+  const int64_t K = 65536, m = 3;
+  float *y = NULL;
+  int n = 0, q8[5], t16[5], ok;
+  if (cudaGetDeviceCount(&n) != cudaSuccess || n < 1 || cudaMalloc((void **)&y, (size_t)(m * K + 8) * 4) != cudaSuccess) {
+    (void)cudaGetLastError();
+    tap_skip("no CUDA device: the TMA entries' tensor maps");
+    return;
+  }
+  kb_cuda_gemm_tma_maps(y, m, K, K, 1, &q8[0], &t16[0]);
+  kb_cuda_gemm_tma_maps(y, m, K, K + 4, 1, &q8[1], &t16[1]);
+  kb_cuda_gemm_tma_maps(y + 1, m, K, K, 1, &q8[2], &t16[2]);
+  kb_cuda_gemm_tma_maps(y, m, K, K + 1, 1, &q8[3], &t16[3]);
+  kb_cuda_gemm_tma_maps(y, m, K, K, 0, &q8[4], &t16[4]);
+  ok = q8[0] == 1 && t16[0] >= 1 && q8[1] == 1 && t16[1] >= 1 && q8[2] + t16[2] + q8[3] + t16[3] + q8[4] + t16[4] == 0;
+  tap_ok(ok, "the TMA entries' tensor maps: made for aligned rows and beta = 0 (quad8 %d %d, trip16's form %d %d), "
+         "not off 16 bytes (%d %d), at a row stride of K + 1 (%d %d) or with beta (%d %d)", q8[0], q8[1], t16[0], t16[1],
+         q8[2], t16[2], q8[3], t16[3], q8[4], t16[4]);
+  cudaFree(y);
 }
 
 /* The slice-GEMM table's words name its entries one to one (wisdom files
@@ -407,6 +450,7 @@ int main(void)
   }
   magic();
   gemm_words();
+  tma_maps();
   plan_16x16(100);
   plan_16x16(1024);
   plan_8x8_6();

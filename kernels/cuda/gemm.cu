@@ -49,7 +49,9 @@
 #include "kb_cuda_kernels.h"
 #include "kb_cuda_ops.cuh"
 
+#include <cuda.h>   // CUtensorMap (the quad8 kernel's TMA stores); no libcuda link: the encoder is reached at run time
 #include <climits>
+#include <cstring>
 #include <mutex>
 
 template <int P, int Q, int TS, int TKC, int ST>
@@ -84,6 +86,7 @@ struct kb_gemm_args {
   int vec_out;        // the output aligned to 16 bytes (kb_gemm_kt_kernel)
   float alpha, beta;
   int beta_zero;
+  int tma;            // the TMA entries' tensor map: trip16's form (1 or 2); 1 for quad8's
 };
 
 // What both slice-GEMM kernels share.  A block walks tiles blockIdx.x,
@@ -725,7 +728,9 @@ __global__ void __launch_bounds__(kb_gemm_trip8_shape<ST>::NT, 1) kb_gemm_trip8_
 // (wip/defer: quad8 1.059, its deferred values spilled).  The exchange
 // mid-chunk keeps the warps in step; hiding the stores needs them spread
 // through the multiply-adds without spills, or another engine to store
-// them (wip/q8tma, not yet run: TMA stores of 8 KB boxes a half-block).
+// them: the TMA entries (":tma" words, TMA = 1) hand each tile's outputs
+// to the tensor memory accelerator in boxes of 4 or 8 KB (session 42's
+// tuner: quad8 0.739-0.747 ms, trip16 3.59-3.60; -16% and -10%).
 //
 // Their copy of chunk g into its stage: U slabs of SLAB elements, each as
 // SLAB / SUB sub-slabs of SUB at stride SUBS (the padding that keeps their
@@ -809,6 +814,80 @@ __device__ __forceinline__ void kb_gemm_halves_out(const kb_gemm_args &a, int64_
   }
 }
 
+// The TMA's stores (the slab-4096 kernels' outputs of a tile, from boxes of
+// shared memory; kb_gemm_quad8_tma_out says why).
+__device__ __forceinline__ void kb_bar_named(int id, int n)
+{
+  asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(n) : "memory");
+}
+
+// The first 128-byte boundary at or past p, a pointer into shared memory:
+// offset from p itself, so that the compiler keeps its stores STS (through
+// a cast to an integer they became generic ST.E, session 42's samples).
+__device__ __forceinline__ float *kb_smem_align128(float *p)
+{
+  const unsigned s = (unsigned)__cvta_generic_to_shared(p);
+  return p + (128 - s % 128) % 128 / 4;
+}
+
+template <int N>
+__device__ __forceinline__ void kb_bulk_wait(void)
+{
+  asm volatile("cp.async.bulk.wait_group %0;\n" ::"n"(N) : "memory");
+}
+
+template <int N>
+__device__ __forceinline__ void kb_bulk_wait_read(void)
+{
+  asm volatile("cp.async.bulk.wait_group.read %0;\n" ::"n"(N) : "memory");
+}
+
+__device__ __forceinline__ void kb_tma_store5(const CUtensorMap *tm, const float *box, int c0, int c1, int c2, int c3,
+                                              int c4)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  const unsigned s = (unsigned)__cvta_generic_to_shared(box);
+  asm volatile("cp.async.bulk.tensor.5d.global.shared::cta.bulk_group [%0, {%2, %3, %4, %5, %6}], [%1];\n"
+               ::"l"((uint64_t)tm), "r"(s), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(c4) : "memory");
+  asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
+#endif
+}
+
+// The trip16 kernel's second-half outputs by TMA: one l2 a step, the whole
+// block's 16 l1 x 16 l0 x 8 slabs in a box of 8 KB, two boxes taken in turn
+// (one barrier a step: the leader's wait before it frees the box the next
+// step fills).  a.tma 1: the map is (slab, l1, l0, l2, row), so that eight
+// lanes' l1 are 8 words apart in the box (no bank conflicts); 2: (slab, l0,
+// l1, l2, row), where the encoder refused the first.
+template <class S>
+__device__ __forceinline__ void kb_gemm_trip16_tma_out(const kb_gemm_args &a, const CUtensorMap &tm, int64_t it,
+                                                       float *Ob0, int tid, int u, int r1, int tq,
+                                                       const float (&Z)[S::P][4])
+{
+  constexpr int P = S::P, NT = S::NT;
+  float *const Ob = kb_smem_align128(Ob0);
+  const float *const Sg = Ob0 - S::SG;
+  const float al = a.epilogue != KB_EPI_NONE ? a.alpha : 1.0f;
+  const int s1 = a.tma == 1 ? 8 : P * 8, s0 = a.tma == 1 ? P * 8 : 8;   // box strides of l1 and l0
+  int64_t r, sb;
+  kb_gemm_tile(a, it, 2, &r, &sb);
+#pragma unroll
+  for (int l2 = 0; l2 < P; l2++) {
+    float *const B = Ob + (l2 % 2) * S::BOX;
+    const float4 z = ((const float4 *)Sg)[l2 * NT + tid];
+    const float zv[4] = { z.x, z.y, z.z, z.w };
+#pragma unroll
+    for (int j = 0; j < 4; j++)
+      *(float2 *)(B + r1 * s1 + (4 * tq + j) * s0 + 2 * u) = make_float2(al * zv[j], al * Z[l2][j]);
+    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+    if (tid == 0)
+      kb_bulk_wait_read<0>();   // the box the next step fills: its store has read it
+    kb_bar_named(1, NT);
+    if (tid == 0)
+      kb_tma_store5(&tm, B, (int)(sb * 8), 0, 0, l2, (int)r);
+  }
+}
+
 // kb_gemm_trip16_kernel: three fused float 16x16 factors on slabs of 4096,
 // the trip8 kernel's scheme on halves of 4 slabs (64 KB; 32 slabs would be
 // 512 KB).  Thread (u, d2, tq) sums the first two factors of its sub-slab
@@ -820,20 +899,23 @@ __device__ __forceinline__ void kb_gemm_halves_out(const kb_gemm_args &a, int64_
 // A warp is 4 slabs x 8 d2 of one tq: the factors' reads are broadcasts;
 // eight consecutive lanes are 8 d2 of one slab, and the strides (SUBS 260,
 // ES 68 words) put their 16-byte reads and writes in eight bank groups.
-template <int ST>
+template <int ST, int TMA = 0>
 struct kb_gemm_trip16_shape {
   static constexpr int P = 16, SLAB = P * P * P, SUB = P * P, SUBS = SUB + 4, U = 4, NT = U * P * 4;
   static constexpr int ES = 4 * P + 4;   // E: the P float4 of one (tq, l1), and padding
   static constexpr int SS = 4 * P * ES;  // E[u] in slab u's place
   static constexpr int STAGE = U * SS, SG = NT * P * 4;
-  static constexpr int SMEM = (3 * P * P + ST * STAGE + SG) * 4;
+  // TMA: two boxes of 16 l1 x 16 l0 x 8 slabs, 128-byte aligned
+  static constexpr int BOX = P * P * 8, OB = TMA ? 2 * BOX + 32 : 0;
+  static constexpr int SMEM = (3 * P * P + ST * STAGE + SG + OB) * 4;
   static_assert(SS >= P * SUBS && ST >= 2, "E[u] covers slab u");
 };
 
-template <int ST, int FAST>
-__global__ void __launch_bounds__(kb_gemm_trip16_shape<ST>::NT, 1) kb_gemm_trip16_kernel(const kb_gemm_args a)
+template <int ST, int FAST, int TMA = 0>
+__global__ void __launch_bounds__(kb_gemm_trip16_shape<ST>::NT, 1)
+    kb_gemm_trip16_kernel(const kb_gemm_args a, const __grid_constant__ CUtensorMap tm)
 {
-  typedef kb_gemm_trip16_shape<ST> S;
+  typedef kb_gemm_trip16_shape<ST, TMA> S;
   constexpr int P = S::P, SLAB = S::SLAB, SUB = S::SUB, SUBS = S::SUBS, U = S::U, NT = S::NT;
   constexpr int ES = S::ES, SS = S::SS, STAGE = S::STAGE;
   extern __shared__ float4 kb_gemm_smem[];
@@ -877,10 +959,64 @@ __global__ void __launch_bounds__(kb_gemm_trip16_shape<ST>::NT, 1) kb_gemm_trip1
       kb_gemm_outer4(ev, Fc, dd, Z);
     }
     // Y[l2][r1][4 tq + j][slab]: 32-bit offsets within the row
-    kb_gemm_halves_out<NT, P>(a, it, Sg, tid, u, Z,
-                              [&](int l, int j) { return ((l * P + r1) * P + 4 * tq + j) * s0; });
+    if (TMA && (it & 1) == 1) {
+      kb_gemm_trip16_tma_out<S>(a, tm, it, Sg + S::SG, tid, u, r1, tq, Z);
+    } else {
+      kb_gemm_halves_out<NT, P>(a, it, Sg, tid, u, Z,
+                                [&](int l, int j) { return ((l * P + r1) * P + 4 * tq + j) * s0; });
+    }
   }
   kb_cp_wait<0>();
+  if (TMA && tid == 0)
+    kb_bulk_wait<0>();   // the last boxes written out before the block's shared memory goes
+}
+
+// The quad8 kernel's outputs of a tile through the tensor memory
+// accelerator (TMA = 1).  Each half of the block (tq, 256 threads,
+// named barrier 1 + tq) fills a box of shared memory with two l2 of one
+// l3 a step -- outputs (l2 = 4 tq + 2 jh + jl, c, slab 2 u + h), the first
+// half's from Sg -- and one thread stores the box with
+// cp.async.bulk.tensor: the warps go on while the TMA writes the 32-byte
+// sectors, where 8-byte stores held every warp until the LSU took them
+// (session 41's samples).  NB boxes a half in turn, counted across tiles
+// (*nb), one barrier a step: before it the leader waits until the store of
+// step s - NB + 1 has read its box, which step s + 1 fills.  Session 42's
+// first form, one 8 KB box a half and two barriers a step with the
+// leader's wait for the store just issued between them, took the same
+// time (tuner, H200: 0.741-0.748 ms a pass of 2^28 against 0.739-0.747):
+// its samples at barriers fell from 21% to 13%, but the others' grew.
+// The tensor map (kb_gemm_quad8_map) is Y's row as (slab, c, l2, l3, row).
+template <class S>
+__device__ __forceinline__ void kb_gemm_quad8_tma_out(const kb_gemm_args &a, const CUtensorMap &tm, int64_t it,
+                                                      float *Ob0, int tid, int u, int c, int tq,
+                                                      const float (&V)[S::P][4], int &nb)
+{
+  constexpr int P = S::P, NT = S::NT, NB = S::NB;
+  float *const Ob = kb_smem_align128(Ob0) + tq * NB * S::BOX;
+  const float *const Sg = Ob0 - S::SG;
+  const bool lead = tid % (NT / 2) == 0;
+  const float al = a.epilogue != KB_EPI_NONE ? a.alpha : 1.0f;
+  int64_t r, sb;
+  kb_gemm_tile(a, it, 2, &r, &sb);
+#pragma unroll
+  for (int l3 = 0; l3 < P; l3++) {
+    const float4 z = ((const float4 *)Sg)[l3 * NT + tid];
+    const float zv[4] = { z.x, z.y, z.z, z.w };
+#pragma unroll
+    for (int jh = 0; jh < 2; jh++) {
+      float *const B = Ob + nb * S::BOX;
+#pragma unroll
+      for (int jl = 0; jl < 2; jl++)
+        *(float2 *)(B + (jl * P * P + c) * 8 + 2 * u) = make_float2(al * zv[2 * jh + jl], al * V[l3][2 * jh + jl]);
+      asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");   // the writes, seen by the TMA
+      if (lead)
+        kb_bulk_wait_read<NB - 2>();   // the box the next step fills: its store has read it
+      kb_bar_named(1 + tq, NT / 2);
+      if (lead)
+        kb_tma_store5(&tm, B, (int)(sb * 8), 0, 4 * tq + 2 * jh, l3, (int)r);
+      nb = nb == NB - 1 ? 0 : nb + 1;
+    }
+  }
 }
 
 // kb_gemm_quad8_kernel: four fused float 8x8 factors on slabs of 4096,
@@ -897,19 +1033,24 @@ __global__ void __launch_bounds__(kb_gemm_trip16_shape<ST>::NT, 1) kb_gemm_trip1
 // broadcasts, eight consecutive lanes' 16-byte reads and writes land in
 // eight bank groups (SUBS, WS = 68), and the scalar reads of 4 slabs x 8
 // columns in 32 banks (SS = 8 mod 32).
-template <int ST>
+template <int ST, int TMA = 0>
 struct kb_gemm_quad8_shape {
   static constexpr int P = 8, SLAB = P * P * P * P, SUB = P * P, SUBS = SUB + 4, U = 4, NT = U * P * P * 2;
   static constexpr int SS = P * P * SUBS + 8;
   static constexpr int STAGE = U * SS, SG = NT * P * 4;
-  static constexpr int SMEM = (4 * P * P + ST * STAGE + SG) * 4;
+  // TMA: NB boxes of 2 l2 x 64 c x 8 slabs (4 KB) for each half of the
+  // block (tq), 128-byte aligned
+  static constexpr int NB = 3, BOX = 2 * P * P * 8, OB = TMA ? 2 * NB * BOX + 32 : 0;
+  static constexpr int SMEM = (4 * P * P + ST * STAGE + SG + OB) * 4;
   static_assert(ST >= 2 && SS % 32 == 8, "scalar reads of 4 slabs x 8 columns in 32 banks");
+  static_assert(NB >= 2 && SMEM <= 232448, "the TMA's boxes: two or more a half, within an SM's 227 KB");
 };
 
-template <int ST, int FAST>
-__global__ void __launch_bounds__(kb_gemm_quad8_shape<ST>::NT, 1) kb_gemm_quad8_kernel(const kb_gemm_args a)
+template <int ST, int FAST, int TMA = 0>
+__global__ void __launch_bounds__(kb_gemm_quad8_shape<ST>::NT, 1)
+    kb_gemm_quad8_kernel(const kb_gemm_args a, const __grid_constant__ CUtensorMap tm)
 {
-  typedef kb_gemm_quad8_shape<ST> S;
+  typedef kb_gemm_quad8_shape<ST, TMA> S;
   constexpr int P = S::P, SLAB = S::SLAB, SUB = S::SUB, SUBS = S::SUBS, U = S::U, NT = S::NT;
   constexpr int SS = S::SS, STAGE = S::STAGE;
   extern __shared__ float4 kb_gemm_smem[];
@@ -923,6 +1064,7 @@ __global__ void __launch_bounds__(kb_gemm_quad8_shape<ST>::NT, 1) kb_gemm_quad8_
 
   kb_gemm_stage_fused<P, NT, 4>(a, Fa);
   auto issue = [&](int64_t gg) { kb_gemm_issue_halves<U, SLAB, SUB, SUBS, SS, NT, ST, FAST>(a, As, gg, tid); };
+  int nb = 0;   // the TMA's next box (kb_gemm_quad8_tma_out)
   kb_gemm_pipe_start<ST>(n, issue);
   for (int64_t it = 0; it < n; it++) {
     kb_gemm_pipe_next<ST>(it, n, issue);   // also: the W the last chunk read is free
@@ -962,10 +1104,16 @@ __global__ void __launch_bounds__(kb_gemm_quad8_shape<ST>::NT, 1) kb_gemm_quad8_
     for (int d3 = 0; d3 < P; d3++)
       kb_gemm_outer4(T[d3], Fd, d3, V);
     // Y[l3][4 tq + j][c][slab]: 32-bit offsets within the row
-    kb_gemm_halves_out<NT, P>(a, it, Sg, tid, u, V,
-                              [&](int l, int j) { return (l * P * P * P + (4 * tq + j) * P * P + c) * s0; });
+    if (TMA && (it & 1) == 1) {
+      kb_gemm_quad8_tma_out<S>(a, tm, it, Sg + S::SG, tid, u, c, tq, V, nb);
+    } else {
+      kb_gemm_halves_out<NT, P>(a, it, Sg, tid, u, V,
+                                [&](int l, int j) { return (l * P * P * P + (4 * tq + j) * P * P + c) * s0; });
+    }
   }
   kb_cp_wait<0>();
+  if (TMA && tid % (NT / 2) == 0)
+    kb_bulk_wait<0>();   // the last boxes written out before the block's shared memory goes
 }
 
 // ------------------------------------------------------------- host side
@@ -1033,6 +1181,118 @@ static int kb_gemm_vec_launch_t(const kb_gemm_args &a, unsigned grid, void *stre
   { { P, P, TS, P, ST, 1, 0, SH<ST>::NT, SH<ST>::SMEM, 0, F }, (const void *)K<ST, 1>,                \
     (const void *)K<ST, 0>, kb_gemm_vec_launch_t<SH<ST>, K<ST, 1>, K<ST, 0>> }
 
+// The TMA entries of the slab-4096 kernels (":tma" words): their second
+// half's outputs go out through a tensor map of the output's row, encoded
+// here for each launch.  Where no map can be made (the output off 16 bytes,
+// a row stride not a multiple of 4, beta != 0, or a driver without the
+// encoder) the entry launches the plain kernel, so that it is never slower
+// than the plain entry.  The encoder is the driver's, reached through the
+// runtime: nothing links libcuda.
+typedef CUresult (*kb_tmap_encode_fn)(CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *, const cuuint64_t *,
+                                      const cuuint64_t *, const cuuint32_t *, const cuuint32_t *, CUtensorMapInterleave,
+                                      CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
+
+static kb_tmap_encode_fn kb_tmap_encoder(void)
+{
+  static std::once_flag once;
+  static kb_tmap_encode_fn fn = nullptr;
+  std::call_once(once, [] {
+    void *p = nullptr;
+    cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
+#if CUDART_VERSION >= 12050
+    const cudaError_t e = cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault, &q);
+#else
+    const cudaError_t e = cudaGetDriverEntryPoint("cuTensorMapEncodeTiled", &p, cudaEnableDefault, &q);
+#endif
+    if (e == cudaSuccess && q == cudaDriverEntryPointSuccess)
+      fn = (kb_tmap_encode_fn)p;
+  });
+  return fn;
+}
+
+static bool kb_gemm_quad8_map(const kb_gemm_args &a, CUtensorMap *tm)
+{
+  const kb_tmap_encode_fn enc = kb_tmap_encoder();
+  const int64_t S = a.S, m = a.tps > 0 ? a.ntiles / a.tps : 0, rs = m > 1 ? a.out_rs : 4096 * S;
+  if (enc == nullptr || m < 1 || ((uintptr_t)a.out & 15) != 0 || S % 4 != 0 || rs % 4 != 0 ||
+      (a.epilogue == KB_EPI_AXPBY && !a.beta_zero))
+    return false;
+  const cuuint64_t dims[5] = { (cuuint64_t)S, 64, 8, 8, (cuuint64_t)m };
+  const cuuint64_t strides[4] = { (cuuint64_t)S * 4, (cuuint64_t)S * 256, (cuuint64_t)S * 2048, (cuuint64_t)rs * 4 };
+  const cuuint32_t box[5] = { 8, 64, 2, 1, 1 }, es[5] = { 1, 1, 1, 1, 1 };
+  return enc(tm, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 5, a.out, dims, strides, box, es, CU_TENSOR_MAP_INTERLEAVE_NONE,
+             CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_NONE,
+             CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+}
+
+// The trip16 kernel's map: Y's row as (slab, l1, l0, l2, row) (a.tma 1), or
+// (slab, l0, l1, l2, row) (2) where the encoder takes only the first
+// form's strides in order; 0 where TMA cannot store it.
+static int kb_gemm_trip16_map(const kb_gemm_args &a, CUtensorMap *tm)
+{
+  const kb_tmap_encode_fn enc = kb_tmap_encoder();
+  const int64_t S = a.S, m = a.tps > 0 ? a.ntiles / a.tps : 0, rs = m > 1 ? a.out_rs : 4096 * S;
+  if (enc == nullptr || m < 1 || ((uintptr_t)a.out & 15) != 0 || S % 4 != 0 || rs % 4 != 0 ||
+      (a.epilogue == KB_EPI_AXPBY && !a.beta_zero))
+    return 0;
+  const cuuint64_t dims[5] = { (cuuint64_t)S, 16, 16, 16, (cuuint64_t)m };
+  const cuuint32_t box[5] = { 8, 16, 16, 1, 1 }, es[5] = { 1, 1, 1, 1, 1 };
+  for (int form = 1; form <= 2; form++) {
+    const cuuint64_t l1 = (cuuint64_t)S * 64, l0 = (cuuint64_t)S * 4;
+    const cuuint64_t strides[4] = { form == 1 ? l1 : l0, form == 1 ? l0 : l1, (cuuint64_t)S * 1024, (cuuint64_t)rs * 4 };
+    if (enc(tm, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 5, a.out, dims, strides, box, es, CU_TENSOR_MAP_INTERLEAVE_NONE,
+            CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS)
+      return form;
+  }
+  return 0;
+}
+
+template <int ST, int TMA>
+static int kb_gemm_trip16_launch_t(const kb_gemm_args &a0, unsigned grid, void *stream)
+{
+  typedef kb_gemm_trip16_shape<ST, 1> ST1;
+  typedef kb_gemm_trip16_shape<ST, 0> ST0;
+  kb_gemm_args a = a0;
+  CUtensorMap tm;
+  memset(&tm, 0, sizeof tm);
+  a.tma = TMA ? kb_gemm_trip16_map(a, &tm) : 0;
+  if (a.tma)
+    (a.vec ? kb_gemm_trip16_kernel<ST, 1, 1> : kb_gemm_trip16_kernel<ST, 0, 1>)<<<grid, ST1::NT, ST1::SMEM,
+                                                                                 (cudaStream_t)stream>>>(a, tm);
+  else
+    (a.vec ? kb_gemm_trip16_kernel<ST, 1, 0> : kb_gemm_trip16_kernel<ST, 0, 0>)<<<grid, ST0::NT, ST0::SMEM,
+                                                                                 (cudaStream_t)stream>>>(a, tm);
+  return (int)cudaGetLastError();
+}
+
+#define KB_GEMM_TRIP16_ENTRY(ST, TMA)                                                                        \
+  { { 16, 16, 8, 16, ST, 1, 0, kb_gemm_trip16_shape<ST, TMA>::NT, kb_gemm_trip16_shape<ST, TMA>::SMEM, 0, 3, TMA }, \
+    (const void *)kb_gemm_trip16_kernel<ST, 1, TMA>, (const void *)kb_gemm_trip16_kernel<ST, 0, TMA>,           \
+    kb_gemm_trip16_launch_t<ST, TMA> }
+
+template <int ST, int TMA>
+static int kb_gemm_quad8_launch_t(const kb_gemm_args &a0, unsigned grid, void *stream)
+{
+  typedef kb_gemm_quad8_shape<ST, 1> ST1;
+  typedef kb_gemm_quad8_shape<ST, 0> ST0;
+  kb_gemm_args a = a0;
+  CUtensorMap tm;
+  memset(&tm, 0, sizeof tm);
+  a.tma = TMA && kb_gemm_quad8_map(a, &tm);
+  if (a.tma)
+    (a.vec ? kb_gemm_quad8_kernel<ST, 1, 1> : kb_gemm_quad8_kernel<ST, 0, 1>)<<<grid, ST1::NT, ST1::SMEM,
+                                                                               (cudaStream_t)stream>>>(a, tm);
+  else
+    (a.vec ? kb_gemm_quad8_kernel<ST, 1, 0> : kb_gemm_quad8_kernel<ST, 0, 0>)<<<grid, ST0::NT, ST0::SMEM,
+                                                                               (cudaStream_t)stream>>>(a, tm);
+  return (int)cudaGetLastError();
+}
+
+#define KB_GEMM_QUAD8_ENTRY(ST, TMA)                                                                       \
+  { { 8, 8, 8, 8, ST, 1, 0, kb_gemm_quad8_shape<ST, TMA>::NT, kb_gemm_quad8_shape<ST, TMA>::SMEM, 0, 4, TMA }, \
+    (const void *)kb_gemm_quad8_kernel<ST, 1, TMA>, (const void *)kb_gemm_quad8_kernel<ST, 0, TMA>,          \
+    kb_gemm_quad8_launch_t<ST, TMA> }
+
 // The instantiations; index i is kernel KB_KERNEL_GEMM_0 - i within a
 // process (tuning files name them by their parameters, kb_cuda_gemm_word).
 static const kb_gemm_entry kb_gemm_table[] = {
@@ -1052,8 +1312,12 @@ static const kb_gemm_entry kb_gemm_table[] = {
   // slabs of 512 a tile of 32; slabs of 4096 a tile of 8 (two halves)
   KB_GEMM_SLAB_ENTRY(8, 3, 32, 2, kb_gemm_trip8_shape, kb_gemm_trip8_kernel),
   KB_GEMM_SLAB_ENTRY(8, 3, 32, 3, kb_gemm_trip8_shape, kb_gemm_trip8_kernel),
-  KB_GEMM_SLAB_ENTRY(16, 3, 8, 2, kb_gemm_trip16_shape, kb_gemm_trip16_kernel),
-  KB_GEMM_SLAB_ENTRY(8, 4, 8, 2, kb_gemm_quad8_shape, kb_gemm_quad8_kernel),
+  KB_GEMM_TRIP16_ENTRY(2, 0),
+  KB_GEMM_QUAD8_ENTRY(2, 0),
+  // the slab-4096 kernels' outputs stored by TMA (each after its plain twin,
+  // which it launches where no tensor map can be made: kb_gemm_twin)
+  KB_GEMM_QUAD8_ENTRY(2, 1),
+  KB_GEMM_TRIP16_ENTRY(2, 1),
 };
 static_assert(kb_gemm_trip8_shape<2>::U == 32 && kb_gemm_trip16_shape<2>::U == 4 && kb_gemm_quad8_shape<2>::U == 4,
               "the slab entries' TS: the trip8 kernel's tile, the slab-4096 kernels' two halves");
@@ -1091,21 +1355,53 @@ extern "C" int kb_cuda_gemm_find(int type, int64_t p, int64_t q, int64_t K, int 
   return g->P == p && g->Q == q && K % (slab * g->TS) == 0 && (g->F == 1 || K <= INT_MAX) ? 0 : -1;
 }
 
-// Blocks per SM of instantiation i on the current device, its shared-memory
-// limit raised on the way (once per device); 0 on error.
-static int kb_gemm_occupancy(int i)
+// The TMA entries' tensor maps for a float output at out, m rows of K at
+// stride rs, the epilogue reading it or not (t-cuda-geom checks when they
+// are made, on a GPU): *q8 1 if quad8's was made, *t16 trip16's form (1,
+// 2; 0 if none).
+extern "C" void kb_cuda_gemm_tma_maps(void *out, int64_t m, int64_t K, int64_t rs, int beta_zero, int *q8, int *t16)
 {
-  int dev = 0, occ = 0;
-  if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= KB_CUDA_MAXDEV) {
-    (void)cudaGetLastError();
-    return 0;
+  kb_gemm_args a;
+  CUtensorMap tm;
+  memset(&a, 0, sizeof a);
+  a.out = (float *)out;
+  a.out_rs = rs;
+  a.S = K / 4096;
+  a.tps = a.S / 8;
+  a.ntiles = m * a.tps;
+  a.epilogue = KB_EPI_AXPBY;
+  a.beta_zero = beta_zero;
+  *q8 = kb_gemm_quad8_map(a, &tm) ? 1 : 0;
+  *t16 = kb_gemm_trip16_map(a, &tm);
+}
+
+// A TMA entry's plain twin (the same kernel and parameters, its outputs
+// stored by threads), which its launcher takes where no tensor map can be
+// made; -1 for an entry without TMA, or none found.
+static int kb_gemm_twin(int i)
+{
+  const kb_cuda_gemm_info_t *g = &kb_gemm_table[i].info;
+  for (int j = 0; g->tma && j < kb_gemm_n; j++) {
+    const kb_cuda_gemm_info_t *h = &kb_gemm_table[j].info;
+    if (!h->tma && h->P == g->P && h->Q == g->Q && h->TS == g->TS && h->TKC == g->TKC && h->stages == g->stages &&
+        h->F == g->F && h->kt == g->kt && h->threads == g->threads)
+      return j;
   }
-  std::lock_guard<std::mutex> lock(kb_gemm_lock);
+  return -1;
+}
+
+// kb_gemm_occupancy on device dev, kb_gemm_lock held.
+static int kb_gemm_occupancy_locked(int dev, int i)
+{
+  int occ = 0, twin;
   if (!kb_gemm_dev[dev].known[i]) {
     const kb_gemm_entry *e = &kb_gemm_table[i];
     // Both kernels of an entry need the shared-memory limit raised: session
     // 35's first kt run set it for the aligned kernel only, and every call
-    // with X or Y off 16 bytes failed to launch.
+    // with X or Y off 16 bytes failed to launch.  A TMA entry's twin too,
+    // which its launcher may take instead.
+    if (e->info.tma && ((twin = kb_gemm_twin(i)) < 0 || kb_gemm_occupancy_locked(dev, twin) <= 0))
+      return 0;
     if (cudaFuncSetAttribute(e->fn, cudaFuncAttributeMaxDynamicSharedMemorySize, e->info.smem) != cudaSuccess ||
         (e->fn2 != nullptr &&
          cudaFuncSetAttribute(e->fn2, cudaFuncAttributeMaxDynamicSharedMemorySize, e->info.smem) != cudaSuccess) ||
@@ -1114,10 +1410,26 @@ static int kb_gemm_occupancy(int i)
       (void)cudaGetLastError();
       return 0;
     }
+    // the launcher sizes its grid for the TMA kernel; the twin must fit it
+    if (e->info.tma && occ > kb_gemm_dev[dev].occ[twin])
+      occ = kb_gemm_dev[dev].occ[twin];
     kb_gemm_dev[dev].occ[i] = occ;
     kb_gemm_dev[dev].known[i] = true;
   }
   return kb_gemm_dev[dev].occ[i];
+}
+
+// Blocks per SM of instantiation i on the current device, its shared-memory
+// limit raised on the way (once per device); 0 on error.
+static int kb_gemm_occupancy(int i)
+{
+  int dev = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= KB_CUDA_MAXDEV) {
+    (void)cudaGetLastError();
+    return 0;
+  }
+  std::lock_guard<std::mutex> lock(kb_gemm_lock);
+  return kb_gemm_occupancy_locked(dev, i);
 }
 
 extern "C" int kb_cuda_gemm_launch(const kb_cuda_step_t *st, void *stream)
@@ -1154,6 +1466,7 @@ extern "C" int kb_cuda_gemm_launch(const kb_cuda_step_t *st, void *stream)
   a.alpha = st->alpha != nullptr ? *(const float *)st->alpha : 1.0f;
   a.beta_zero = st->beta_zero || st->beta == nullptr;
   a.beta = a.beta_zero ? 0.0f : *(const float *)st->beta;
+  a.tma = 0;
   const int64_t cap = (int64_t)occ * nsm;
   const unsigned grid = (unsigned)(a.ntiles < cap ? a.ntiles : cap);
   if (grid == 0)

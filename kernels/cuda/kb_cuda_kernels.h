@@ -330,10 +330,16 @@ typedef struct {
   int P, Q, TS, TKC, stages, minb, kt, threads, smem;
   int ku;
   int F;             /* factors a step: 1, 2 (the pair kernel), 3 (trip8, trip16) or 4 (quad8) */
+  int tma;           /* 1: the outputs stored from shared memory by the TMA (trip16, quad8; ":tma") */
 } kb_cuda_gemm_info_t;
 int kb_cuda_gemm_count(void);
 const kb_cuda_gemm_info_t *kb_cuda_gemm_info(int index);
 int kb_cuda_gemm_find(int type, int64_t p, int64_t q, int64_t K, int index);
+/* The TMA entries' tensor maps for a float output at out, m rows of K
+ * (a multiple of 8 * 4096) at stride rs, beta zero or not: *q8 1 if the
+ * quad8 kernel's can be made, *t16 the trip16 kernel's form (1, 2; 0 if
+ * none).  Where none is made their launches take the plain kernels. */
+void kb_cuda_gemm_tma_maps(void *out, int64_t m, int64_t K, int64_t rs, int beta_zero, int *q8, int *t16);
 /* Launches a slice-GEMM step.  Returns a cudaError_t. */
 int kb_cuda_gemm_launch(const kb_cuda_step_t *st, void *stream);
 
