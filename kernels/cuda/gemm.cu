@@ -1210,13 +1210,15 @@ static kb_tmap_encode_fn kb_tmap_encoder(void)
   return fn;
 }
 
-static bool kb_gemm_quad8_map(const kb_gemm_args &a, CUtensorMap *tm)
+// The quad8 kernel's map: Y's row as (slab, c, l2, l3, row); 1 if made, 0
+// where TMA cannot store it.
+static int kb_gemm_quad8_map(const kb_gemm_args &a, CUtensorMap *tm)
 {
   const kb_tmap_encode_fn enc = kb_tmap_encoder();
   const int64_t S = a.S, m = a.tps > 0 ? a.ntiles / a.tps : 0, rs = m > 1 ? a.out_rs : 4096 * S;
   if (enc == nullptr || m < 1 || ((uintptr_t)a.out & 15) != 0 || S % 4 != 0 || rs % 4 != 0 ||
       (a.epilogue == KB_EPI_AXPBY && !a.beta_zero))
-    return false;
+    return 0;
   const cuuint64_t dims[5] = { (cuuint64_t)S, 64, 8, 8, (cuuint64_t)m };
   const cuuint64_t strides[4] = { (cuuint64_t)S * 4, (cuuint64_t)S * 256, (cuuint64_t)S * 2048, (cuuint64_t)rs * 4 };
   const cuuint32_t box[5] = { 8, 64, 2, 1, 1 }, es[5] = { 1, 1, 1, 1, 1 };
@@ -1247,51 +1249,31 @@ static int kb_gemm_trip16_map(const kb_gemm_args &a, CUtensorMap *tm)
   return 0;
 }
 
-template <int ST, int TMA>
-static int kb_gemm_trip16_launch_t(const kb_gemm_args &a0, unsigned grid, void *stream)
+// A slab-4096 kernel's launch: its TMA instantiation (K11 where X is
+// aligned to 16 bytes, K01 where not) where MAP made a tensor map, else
+// the plain one (K10, K00).
+typedef void (*kb_gemm_s4096_fn)(kb_gemm_args, CUtensorMap);
+template <class S1, class S0, kb_gemm_s4096_fn K11, kb_gemm_s4096_fn K01, kb_gemm_s4096_fn K10, kb_gemm_s4096_fn K00,
+          int (*MAP)(const kb_gemm_args &, CUtensorMap *), int TMA>
+static int kb_gemm_s4096_launch_t(const kb_gemm_args &a0, unsigned grid, void *stream)
 {
-  typedef kb_gemm_trip16_shape<ST, 1> ST1;
-  typedef kb_gemm_trip16_shape<ST, 0> ST0;
   kb_gemm_args a = a0;
   CUtensorMap tm;
   memset(&tm, 0, sizeof tm);
-  a.tma = TMA ? kb_gemm_trip16_map(a, &tm) : 0;
+  a.tma = TMA ? MAP(a, &tm) : 0;
   if (a.tma)
-    (a.vec ? kb_gemm_trip16_kernel<ST, 1, 1> : kb_gemm_trip16_kernel<ST, 0, 1>)<<<grid, ST1::NT, ST1::SMEM,
-                                                                                 (cudaStream_t)stream>>>(a, tm);
+    (a.vec ? K11 : K01)<<<grid, S1::NT, S1::SMEM, (cudaStream_t)stream>>>(a, tm);
   else
-    (a.vec ? kb_gemm_trip16_kernel<ST, 1, 0> : kb_gemm_trip16_kernel<ST, 0, 0>)<<<grid, ST0::NT, ST0::SMEM,
-                                                                                 (cudaStream_t)stream>>>(a, tm);
+    (a.vec ? K10 : K00)<<<grid, S0::NT, S0::SMEM, (cudaStream_t)stream>>>(a, tm);
   return (int)cudaGetLastError();
 }
 
-#define KB_GEMM_TRIP16_ENTRY(ST, TMA)                                                                        \
-  { { 16, 16, 8, 16, ST, 1, 0, kb_gemm_trip16_shape<ST, TMA>::NT, kb_gemm_trip16_shape<ST, TMA>::SMEM, 0, 3, TMA }, \
-    (const void *)kb_gemm_trip16_kernel<ST, 1, TMA>, (const void *)kb_gemm_trip16_kernel<ST, 0, TMA>,           \
-    kb_gemm_trip16_launch_t<ST, TMA> }
-
-template <int ST, int TMA>
-static int kb_gemm_quad8_launch_t(const kb_gemm_args &a0, unsigned grid, void *stream)
-{
-  typedef kb_gemm_quad8_shape<ST, 1> ST1;
-  typedef kb_gemm_quad8_shape<ST, 0> ST0;
-  kb_gemm_args a = a0;
-  CUtensorMap tm;
-  memset(&tm, 0, sizeof tm);
-  a.tma = TMA && kb_gemm_quad8_map(a, &tm);
-  if (a.tma)
-    (a.vec ? kb_gemm_quad8_kernel<ST, 1, 1> : kb_gemm_quad8_kernel<ST, 0, 1>)<<<grid, ST1::NT, ST1::SMEM,
-                                                                               (cudaStream_t)stream>>>(a, tm);
-  else
-    (a.vec ? kb_gemm_quad8_kernel<ST, 1, 0> : kb_gemm_quad8_kernel<ST, 0, 0>)<<<grid, ST0::NT, ST0::SMEM,
-                                                                               (cudaStream_t)stream>>>(a, tm);
-  return (int)cudaGetLastError();
-}
-
-#define KB_GEMM_QUAD8_ENTRY(ST, TMA)                                                                       \
-  { { 8, 8, 8, 8, ST, 1, 0, kb_gemm_quad8_shape<ST, TMA>::NT, kb_gemm_quad8_shape<ST, TMA>::SMEM, 0, 4, TMA }, \
-    (const void *)kb_gemm_quad8_kernel<ST, 1, TMA>, (const void *)kb_gemm_quad8_kernel<ST, 0, TMA>,          \
-    kb_gemm_quad8_launch_t<ST, TMA> }
+// The trip16 (F = 3, P = 16) and quad8 (F = 4, P = 8) entries: kernel K,
+// shape SH, tensor map MAP; TMA 1 the ":tma" entry.
+#define KB_GEMM_S4096_ENTRY(P, F, ST, TMA, SH, K, MAP)                                                     \
+  { { P, P, 8, P, ST, 1, 0, SH<ST, TMA>::NT, SH<ST, TMA>::SMEM, 0, F, TMA }, (const void *)K<ST, 1, TMA>,     \
+    (const void *)K<ST, 0, TMA>,                                                                           \
+    kb_gemm_s4096_launch_t<SH<ST, 1>, SH<ST, 0>, K<ST, 1, 1>, K<ST, 0, 1>, K<ST, 1, 0>, K<ST, 0, 0>, MAP, TMA> }
 
 // The instantiations; index i is kernel KB_KERNEL_GEMM_0 - i within a
 // process (tuning files name them by their parameters, kb_cuda_gemm_word).
@@ -1312,12 +1294,12 @@ static const kb_gemm_entry kb_gemm_table[] = {
   // slabs of 512 a tile of 32; slabs of 4096 a tile of 8 (two halves)
   KB_GEMM_SLAB_ENTRY(8, 3, 32, 2, kb_gemm_trip8_shape, kb_gemm_trip8_kernel),
   KB_GEMM_SLAB_ENTRY(8, 3, 32, 3, kb_gemm_trip8_shape, kb_gemm_trip8_kernel),
-  KB_GEMM_TRIP16_ENTRY(2, 0),
-  KB_GEMM_QUAD8_ENTRY(2, 0),
+  KB_GEMM_S4096_ENTRY(16, 3, 2, 0, kb_gemm_trip16_shape, kb_gemm_trip16_kernel, kb_gemm_trip16_map),
+  KB_GEMM_S4096_ENTRY(8, 4, 2, 0, kb_gemm_quad8_shape, kb_gemm_quad8_kernel, kb_gemm_quad8_map),
   // the slab-4096 kernels' outputs stored by TMA (each after its plain twin,
   // which it launches where no tensor map can be made: kb_gemm_twin)
-  KB_GEMM_QUAD8_ENTRY(2, 1),
-  KB_GEMM_TRIP16_ENTRY(2, 1),
+  KB_GEMM_S4096_ENTRY(8, 4, 2, 1, kb_gemm_quad8_shape, kb_gemm_quad8_kernel, kb_gemm_quad8_map),
+  KB_GEMM_S4096_ENTRY(16, 3, 2, 1, kb_gemm_trip16_shape, kb_gemm_trip16_kernel, kb_gemm_trip16_map),
 };
 static_assert(kb_gemm_trip8_shape<2>::U == 32 && kb_gemm_trip16_shape<2>::U == 4 && kb_gemm_quad8_shape<2>::U == 4,
               "the slab entries' TS: the trip8 kernel's tile, the slab-4096 kernels' two halves");
