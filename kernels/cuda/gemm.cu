@@ -1210,21 +1210,37 @@ static kb_tmap_encode_fn kb_tmap_encoder(void)
   return fn;
 }
 
+// Encodes a 5-d float map of the output a.out (strides of dimensions 1-4
+// in bytes; box in elements) where TMA can store it: a row stride (rs
+// elements, m > 1 rows) and the output aligned to 16 bytes, beta = 0.
+static bool kb_gemm_tma_encode(const kb_gemm_args &a, CUtensorMap *tm, const cuuint64_t (&dims)[5],
+                               const cuuint64_t (&strides)[4], const cuuint32_t (&box)[5])
+{
+  const kb_tmap_encode_fn enc = kb_tmap_encoder();
+  const cuuint32_t es[5] = { 1, 1, 1, 1, 1 };
+  if (enc == nullptr || dims[4] < 1 || ((uintptr_t)a.out & 15) != 0 || a.S % 4 != 0 || strides[3] % 16 != 0 ||
+      (a.epilogue == KB_EPI_AXPBY && !a.beta_zero))
+    return false;
+  return enc(tm, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 5, a.out, dims, strides, box, es, CU_TENSOR_MAP_INTERLEAVE_NONE,
+             CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_NONE,
+             CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+}
+
+// The row stride of the output in bytes (any multiple of 16 for one row).
+static cuuint64_t kb_gemm_tma_rs(const kb_gemm_args &a)
+{
+  const int64_t m = a.tps > 0 ? a.ntiles / a.tps : 0;
+  return (cuuint64_t)(m > 1 ? a.out_rs : 4096 * a.S) * 4;
+}
+
 // The quad8 kernel's map: Y's row as (slab, c, l2, l3, row); 1 if made, 0
 // where TMA cannot store it.
 static int kb_gemm_quad8_map(const kb_gemm_args &a, CUtensorMap *tm)
 {
-  const kb_tmap_encode_fn enc = kb_tmap_encoder();
-  const int64_t S = a.S, m = a.tps > 0 ? a.ntiles / a.tps : 0, rs = m > 1 ? a.out_rs : 4096 * S;
-  if (enc == nullptr || m < 1 || ((uintptr_t)a.out & 15) != 0 || S % 4 != 0 || rs % 4 != 0 ||
-      (a.epilogue == KB_EPI_AXPBY && !a.beta_zero))
-    return 0;
-  const cuuint64_t dims[5] = { (cuuint64_t)S, 64, 8, 8, (cuuint64_t)m };
-  const cuuint64_t strides[4] = { (cuuint64_t)S * 4, (cuuint64_t)S * 256, (cuuint64_t)S * 2048, (cuuint64_t)rs * 4 };
-  const cuuint32_t box[5] = { 8, 64, 2, 1, 1 }, es[5] = { 1, 1, 1, 1, 1 };
-  return enc(tm, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 5, a.out, dims, strides, box, es, CU_TENSOR_MAP_INTERLEAVE_NONE,
-             CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_NONE,
-             CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+  const cuuint64_t S = (cuuint64_t)a.S, m = (cuuint64_t)(a.tps > 0 ? a.ntiles / a.tps : 0);
+  const cuuint64_t dims[5] = { S, 64, 8, 8, m }, strides[4] = { S * 4, S * 256, S * 2048, kb_gemm_tma_rs(a) };
+  const cuuint32_t box[5] = { 8, 64, 2, 1, 1 };
+  return kb_gemm_tma_encode(a, tm, dims, strides, box) ? 1 : 0;
 }
 
 // The trip16 kernel's map: Y's row as (slab, l1, l0, l2, row) (a.tma 1), or
@@ -1232,21 +1248,11 @@ static int kb_gemm_quad8_map(const kb_gemm_args &a, CUtensorMap *tm)
 // form's strides in order; 0 where TMA cannot store it.
 static int kb_gemm_trip16_map(const kb_gemm_args &a, CUtensorMap *tm)
 {
-  const kb_tmap_encode_fn enc = kb_tmap_encoder();
-  const int64_t S = a.S, m = a.tps > 0 ? a.ntiles / a.tps : 0, rs = m > 1 ? a.out_rs : 4096 * S;
-  if (enc == nullptr || m < 1 || ((uintptr_t)a.out & 15) != 0 || S % 4 != 0 || rs % 4 != 0 ||
-      (a.epilogue == KB_EPI_AXPBY && !a.beta_zero))
-    return 0;
-  const cuuint64_t dims[5] = { (cuuint64_t)S, 16, 16, 16, (cuuint64_t)m };
-  const cuuint32_t box[5] = { 8, 16, 16, 1, 1 }, es[5] = { 1, 1, 1, 1, 1 };
-  for (int form = 1; form <= 2; form++) {
-    const cuuint64_t l1 = (cuuint64_t)S * 64, l0 = (cuuint64_t)S * 4;
-    const cuuint64_t strides[4] = { form == 1 ? l1 : l0, form == 1 ? l0 : l1, (cuuint64_t)S * 1024, (cuuint64_t)rs * 4 };
-    if (enc(tm, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 5, a.out, dims, strides, box, es, CU_TENSOR_MAP_INTERLEAVE_NONE,
-            CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS)
-      return form;
-  }
-  return 0;
+  const cuuint64_t S = (cuuint64_t)a.S, m = (cuuint64_t)(a.tps > 0 ? a.ntiles / a.tps : 0);
+  const cuuint64_t dims[5] = { S, 16, 16, 16, m }, l1 = S * 64, l0 = S * 4;
+  const cuuint32_t box[5] = { 8, 16, 16, 1, 1 };
+  const cuuint64_t form1[4] = { l1, l0, S * 1024, kb_gemm_tma_rs(a) }, form2[4] = { l0, l1, S * 1024, kb_gemm_tma_rs(a) };
+  return kb_gemm_tma_encode(a, tm, dims, form1, box) ? 1 : kb_gemm_tma_encode(a, tm, dims, form2, box) ? 2 : 0;
 }
 
 // A slab-4096 kernel's launch: its TMA instantiation (K11 where X is
