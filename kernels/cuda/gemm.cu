@@ -49,7 +49,7 @@
 #include "kb_cuda_kernels.h"
 #include "kb_cuda_ops.cuh"
 
-#include <cuda.h>   // CUtensorMap (the quad8 kernel's TMA stores); no libcuda link: the encoder is reached at run time
+#include <cuda.h>   // CUtensorMap (the slab-4096 kernels' TMA stores); no libcuda link: the encoder is reached at run time
 #include <climits>
 #include <cstring>
 #include <mutex>
@@ -815,7 +815,10 @@ __device__ __forceinline__ void kb_gemm_halves_out(const kb_gemm_args &a, int64_
 }
 
 // The TMA's stores (the slab-4096 kernels' outputs of a tile, from boxes of
-// shared memory; kb_gemm_quad8_tma_out says why).
+// shared memory; kb_gemm_quad8_tma_out says why).  The TMA exists from
+// sm_90 on: for older targets (--with-cuda-arch=80,90) these compile to
+// nothing, and the host never launches the TMA kernels on such a device
+// (kb_gemm_dev_has_tma).
 __device__ __forceinline__ void kb_bar_named(int id, int n)
 {
   asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(n) : "memory");
@@ -833,13 +836,25 @@ __device__ __forceinline__ float *kb_smem_align128(float *p)
 template <int N>
 __device__ __forceinline__ void kb_bulk_wait(void)
 {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm volatile("cp.async.bulk.wait_group %0;\n" ::"n"(N) : "memory");
+#endif
 }
 
 template <int N>
 __device__ __forceinline__ void kb_bulk_wait_read(void)
 {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm volatile("cp.async.bulk.wait_group.read %0;\n" ::"n"(N) : "memory");
+#endif
+}
+
+// The threads' writes to shared memory, seen by the TMA that reads it.
+__device__ __forceinline__ void kb_fence_proxy_async(void)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+#endif
 }
 
 __device__ __forceinline__ void kb_tma_store5(const CUtensorMap *tm, const float *box, int c0, int c1, int c2, int c3,
@@ -853,7 +868,7 @@ __device__ __forceinline__ void kb_tma_store5(const CUtensorMap *tm, const float
 #endif
 }
 
-// The trip16 kernel's second-half outputs by TMA: one l2 a step, the whole
+// The trip16 kernel's outputs of a tile by TMA: one l2 a step, the whole
 // block's 16 l1 x 16 l0 x 8 slabs in a box of 8 KB, two boxes taken in turn
 // (one barrier a step: the leader's wait before it frees the box the next
 // step fills).  a.tma 1: the map is (slab, l1, l0, l2, row), so that eight
@@ -879,7 +894,7 @@ __device__ __forceinline__ void kb_gemm_trip16_tma_out(const kb_gemm_args &a, co
 #pragma unroll
     for (int j = 0; j < 4; j++)
       *(float2 *)(B + r1 * s1 + (4 * tq + j) * s0 + 2 * u) = make_float2(al * zv[j], al * Z[l2][j]);
-    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+    kb_fence_proxy_async();
     if (tid == 0)
       kb_bulk_wait_read<0>();   // the box the next step fills: its store has read it
     kb_bar_named(1, NT);
@@ -1008,7 +1023,7 @@ __device__ __forceinline__ void kb_gemm_quad8_tma_out(const kb_gemm_args &a, con
 #pragma unroll
       for (int jl = 0; jl < 2; jl++)
         *(float2 *)(B + (jl * P * P + c) * 8 + 2 * u) = make_float2(al * zv[2 * jh + jl], al * V[l3][2 * jh + jl]);
-      asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");   // the writes, seen by the TMA
+      kb_fence_proxy_async();
       if (lead)
         kb_bulk_wait_read<NB - 2>();   // the box the next step fills: its store has read it
       kb_bar_named(1 + tq, NT / 2);
@@ -1181,12 +1196,12 @@ static int kb_gemm_vec_launch_t(const kb_gemm_args &a, unsigned grid, void *stre
   { { P, P, TS, P, ST, 1, 0, SH<ST>::NT, SH<ST>::SMEM, 0, F }, (const void *)K<ST, 1>,                \
     (const void *)K<ST, 0>, kb_gemm_vec_launch_t<SH<ST>, K<ST, 1>, K<ST, 0>> }
 
-// The TMA entries of the slab-4096 kernels (":tma" words): their second
-// half's outputs go out through a tensor map of the output's row, encoded
-// here for each launch.  Where no map can be made (the output off 16 bytes,
-// a row stride not a multiple of 4, beta != 0, or a driver without the
-// encoder) the entry launches the plain kernel, so that it is never slower
-// than the plain entry.  The encoder is the driver's, reached through the
+// The TMA entries of the slab-4096 kernels (":tma" words): a tile's
+// outputs go out through a tensor map of the output's rows, encoded here
+// for each launch.  Where no map can be made (the output off 16 bytes, a
+// row stride not a multiple of 4, beta != 0, a device before sm_90, or a
+// driver without the encoder) the entry launches the plain kernel, so that
+// it is never slower than the plain entry.  The encoder is the driver's, reached through the
 // runtime: nothing links libcuda.
 typedef CUresult (*kb_tmap_encode_fn)(CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *, const cuuint64_t *,
                                       const cuuint64_t *, const cuuint32_t *, const cuuint32_t *, CUtensorMapInterleave,
@@ -1210,16 +1225,30 @@ static kb_tmap_encode_fn kb_tmap_encoder(void)
   return fn;
 }
 
+// Whether the current device has the TMA (sm_90 on; the kernels built for
+// older targets leave its stores out).
+static bool kb_gemm_dev_has_tma(void)
+{
+  int dev = 0, major = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess ||
+      cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return false;
+  }
+  return major >= 9;
+}
+
 // Encodes a 5-d float map of the output a.out (strides of dimensions 1-4
-// in bytes; box in elements) where TMA can store it: a row stride (rs
-// elements, m > 1 rows) and the output aligned to 16 bytes, beta = 0.
+// in bytes, box in elements) where TMA can store it: the output and its
+// rows' stride aligned to 16 bytes, beta = 0, a device with the TMA; false
+// where not, or where the encoder refuses.
 static bool kb_gemm_tma_encode(const kb_gemm_args &a, CUtensorMap *tm, const cuuint64_t (&dims)[5],
                                const cuuint64_t (&strides)[4], const cuuint32_t (&box)[5])
 {
   const kb_tmap_encode_fn enc = kb_tmap_encoder();
   const cuuint32_t es[5] = { 1, 1, 1, 1, 1 };
   if (enc == nullptr || dims[4] < 1 || ((uintptr_t)a.out & 15) != 0 || a.S % 4 != 0 || strides[3] % 16 != 0 ||
-      (a.epilogue == KB_EPI_AXPBY && !a.beta_zero))
+      (a.epilogue == KB_EPI_AXPBY && !a.beta_zero) || !kb_gemm_dev_has_tma())
     return false;
   return enc(tm, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 5, a.out, dims, strides, box, es, CU_TENSOR_MAP_INTERLEAVE_NONE,
              CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_NONE,
