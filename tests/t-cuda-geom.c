@@ -6,7 +6,10 @@
  * variants' kernel numbers, and a one-block request kept one block; on a
  * GPU with clusters, the model's plan of float 16x16^4 (one row over
  * clusters, KB_ROW_CL16_F); with or without, the model's plan of the
- * seed's 50_32x8,64x128 (one whole-vector launch).  Statically linked for the internal functions. */
+ * seed's 50_32x8,64x128 (one whole-vector launch); the slice-GEMM table's
+ * words and the model's plans on an H200's rates (the TMA entries for
+ * 16_8x8^8 and 1024_16x16^5); on a GPU, when the TMA entries' tensor maps
+ * are made.  Statically linked for the internal functions. */
 #include "tap.h"
 #include "cuda_internal.h"
 #include "kb_cuda_kernels.h"
