@@ -87,6 +87,7 @@ struct kb_gemm_args {
   float alpha, beta;
   int beta_zero;
   int tma;            // the TMA entries' tensor map: trip16's form (1 or 2); 1 for quad8's
+  int tma_dev;        // the device has the TMA (kb_gemm_dev_has_tma): the TMA entries may make a map
 };
 
 // What both slice-GEMM kernels share.  A block walks tiles blockIdx.x,
@@ -818,7 +819,7 @@ __device__ __forceinline__ void kb_gemm_halves_out(const kb_gemm_args &a, int64_
 // shared memory; kb_gemm_quad8_tma_out says why).  The TMA exists from
 // sm_90 on: for older targets (--with-cuda-arch=80,90) these compile to
 // nothing, and the host never launches the TMA kernels on such a device
-// (kb_gemm_dev_has_tma).
+// (kb_gemm_dev_has_tma, a.tma_dev).
 __device__ __forceinline__ void kb_bar_named(int id, int n)
 {
   asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(n) : "memory");
@@ -876,12 +877,11 @@ __device__ __forceinline__ void kb_tma_store5(const CUtensorMap *tm, const float
 // l1, l2, row), where the encoder refused the first.
 template <class S>
 __device__ __forceinline__ void kb_gemm_trip16_tma_out(const kb_gemm_args &a, const CUtensorMap &tm, int64_t it,
-                                                       float *Ob0, int tid, int u, int r1, int tq,
+                                                       float *Sg, int tid, int u, int r1, int tq,
                                                        const float (&Z)[S::P][4])
 {
   constexpr int P = S::P, NT = S::NT;
-  float *const Ob = kb_smem_align128(Ob0);
-  const float *const Sg = Ob0 - S::SG;
+  float *const Ob = kb_smem_align128(Sg + S::SG);   // the boxes, past Sg
   const float al = a.epilogue != KB_EPI_NONE ? a.alpha : 1.0f;
   const int s1 = a.tma == 1 ? 8 : P * 8, s0 = a.tma == 1 ? P * 8 : 8;   // box strides of l1 and l0
   int64_t r, sb;
@@ -975,7 +975,7 @@ __global__ void __launch_bounds__(kb_gemm_trip16_shape<ST>::NT, 1)
     }
     // Y[l2][r1][4 tq + j][slab]: 32-bit offsets within the row
     if (TMA && (it & 1) == 1) {
-      kb_gemm_trip16_tma_out<S>(a, tm, it, Sg + S::SG, tid, u, r1, tq, Z);
+      kb_gemm_trip16_tma_out<S>(a, tm, it, Sg, tid, u, r1, tq, Z);
     } else {
       kb_gemm_halves_out<NT, P>(a, it, Sg, tid, u, Z,
                                 [&](int l, int j) { return ((l * P + r1) * P + 4 * tq + j) * s0; });
@@ -1003,12 +1003,11 @@ __global__ void __launch_bounds__(kb_gemm_trip16_shape<ST>::NT, 1)
 // The tensor map (kb_gemm_quad8_map) is Y's row as (slab, c, l2, l3, row).
 template <class S>
 __device__ __forceinline__ void kb_gemm_quad8_tma_out(const kb_gemm_args &a, const CUtensorMap &tm, int64_t it,
-                                                      float *Ob0, int tid, int u, int c, int tq,
+                                                      float *Sg, int tid, int u, int c, int tq,
                                                       const float (&V)[S::P][4], int &nb)
 {
   constexpr int P = S::P, NT = S::NT, NB = S::NB;
-  float *const Ob = kb_smem_align128(Ob0) + tq * NB * S::BOX;
-  const float *const Sg = Ob0 - S::SG;
+  float *const Ob = kb_smem_align128(Sg + S::SG) + tq * NB * S::BOX;   // this half's boxes, past Sg
   const bool lead = tid % (NT / 2) == 0;
   const float al = a.epilogue != KB_EPI_NONE ? a.alpha : 1.0f;
   int64_t r, sb;
@@ -1097,11 +1096,7 @@ __global__ void __launch_bounds__(kb_gemm_quad8_shape<ST>::NT, 1)
       *(float4 *)(Su + g * SUBS + l * P + 4 * tq) = make_float4(V[l][0], V[l][1], V[l][2], V[l][3]);
     __syncthreads();
     const int c = g;   // this thread's column (l1, l0) from here on
-#pragma unroll
-    for (int d3 = 0; d3 < P; d3++)
-#pragma unroll
-      for (int j = 0; j < 4; j++)
-        T[d3][j] = 0.0f;
+    kb_gemm_zero4(T);
 #pragma unroll
     for (int d2 = 0; d2 < P; d2++) {
       const float4 b = ((const float4 *)Fc)[d2 * (P / 4) + tq];
@@ -1120,7 +1115,7 @@ __global__ void __launch_bounds__(kb_gemm_quad8_shape<ST>::NT, 1)
       kb_gemm_outer4(T[d3], Fd, d3, V);
     // Y[l3][4 tq + j][c][slab]: 32-bit offsets within the row
     if (TMA && (it & 1) == 1) {
-      kb_gemm_quad8_tma_out<S>(a, tm, it, Sg + S::SG, tid, u, c, tq, V, nb);
+      kb_gemm_quad8_tma_out<S>(a, tm, it, Sg, tid, u, c, tq, V, nb);
     } else {
       kb_gemm_halves_out<NT, P>(a, it, Sg, tid, u, V,
                                 [&](int l, int j) { return (l * P * P * P + (4 * tq + j) * P * P + c) * s0; });
@@ -1225,19 +1220,6 @@ static kb_tmap_encode_fn kb_tmap_encoder(void)
   return fn;
 }
 
-// Whether the current device has the TMA (sm_90 on; the kernels built for
-// older targets leave its stores out).
-static bool kb_gemm_dev_has_tma(void)
-{
-  int dev = 0, major = 0;
-  if (cudaGetDevice(&dev) != cudaSuccess ||
-      cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess) {
-    (void)cudaGetLastError();
-    return false;
-  }
-  return major >= 9;
-}
-
 // Encodes a 5-d float map of the output a.out (strides of dimensions 1-4
 // in bytes, box in elements) where TMA can store it: the output and its
 // rows' stride aligned to 16 bytes, beta = 0, a device with the TMA; false
@@ -1248,7 +1230,7 @@ static bool kb_gemm_tma_encode(const kb_gemm_args &a, CUtensorMap *tm, const cuu
   const kb_tmap_encode_fn enc = kb_tmap_encoder();
   const cuuint32_t es[5] = { 1, 1, 1, 1, 1 };
   if (enc == nullptr || dims[4] < 1 || ((uintptr_t)a.out & 15) != 0 || a.S % 4 != 0 || strides[3] % 16 != 0 ||
-      (a.epilogue == KB_EPI_AXPBY && !a.beta_zero) || !kb_gemm_dev_has_tma())
+      (a.epilogue == KB_EPI_AXPBY && !a.beta_zero) || !a.tma_dev)
     return false;
   return enc(tm, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 5, a.out, dims, strides, box, es, CU_TENSOR_MAP_INTERLEAVE_NONE,
              CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_NONE,
@@ -1346,12 +1328,29 @@ static_assert(sizeof kb_gemm_table / sizeof kb_gemm_table[0] <= KB_KERNEL_GEMM_M
               "raise KB_KERNEL_GEMM_MAX (kb_cuda_kernels.h)");
 
 // Per device: whether an instantiation's shared-memory limit was raised
-// and its occupancy read.
+// and its occupancy read; whether it has the TMA (0 not yet asked, 1, -1).
 static struct {
   bool known[sizeof kb_gemm_table / sizeof kb_gemm_table[0]];
   int occ[sizeof kb_gemm_table / sizeof kb_gemm_table[0]];
+  int tma;
 } kb_gemm_dev[KB_CUDA_MAXDEV];
 static std::mutex kb_gemm_lock;
+
+// Whether device dev (< KB_CUDA_MAXDEV) has the TMA: sm_90 on; the kernels
+// built for older targets leave its stores out.  Asked once a device.
+static bool kb_gemm_dev_has_tma(int dev)
+{
+  std::lock_guard<std::mutex> lock(kb_gemm_lock);
+  if (kb_gemm_dev[dev].tma == 0) {
+    int major = 0;
+    if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess) {
+      (void)cudaGetLastError();
+      return false;   // not kept: asked again at the next launch
+    }
+    kb_gemm_dev[dev].tma = major >= 9 ? 1 : -1;
+  }
+  return kb_gemm_dev[dev].tma > 0;
+}
 
 extern "C" const kb_cuda_gemm_info_t *kb_cuda_gemm_info(int index)
 {
@@ -1388,6 +1387,9 @@ extern "C" void kb_cuda_gemm_tma_maps(void *out, int64_t m, int64_t K, int64_t r
   a.ntiles = m * a.tps;
   a.epilogue = KB_EPI_AXPBY;
   a.beta_zero = beta_zero;
+  int dev = 0;
+  a.tma_dev = cudaGetDevice(&dev) == cudaSuccess && dev >= 0 && dev < KB_CUDA_MAXDEV && kb_gemm_dev_has_tma(dev);
+  (void)cudaGetLastError();
   *q8 = kb_gemm_quad8_map(a, &tm) ? 1 : 0;
   *t16 = kb_gemm_trip16_map(a, &tm);
 }
@@ -1484,6 +1486,7 @@ extern "C" int kb_cuda_gemm_launch(const kb_cuda_step_t *st, void *stream)
   a.beta_zero = st->beta_zero || st->beta == nullptr;
   a.beta = a.beta_zero ? 0.0f : *(const float *)st->beta;
   a.tma = 0;
+  a.tma_dev = kb_gemm_dev_has_tma(dev);
   const int64_t cap = (int64_t)occ * nsm;
   const unsigned grid = (unsigned)(a.ntiles < cap ? a.ntiles : cap);
   if (grid == 0)
