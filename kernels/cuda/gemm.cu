@@ -731,7 +731,13 @@ __global__ void __launch_bounds__(kb_gemm_trip8_shape<ST>::NT, 1) kb_gemm_trip8_
 // through the multiply-adds without spills, or another engine to store
 // them: the TMA entries (":tma" words, TMA = 1) hand each tile's outputs
 // to the tensor memory accelerator in boxes of 4 or 8 KB (session 42's
-// tuner: quad8 0.739-0.747 ms, trip16 3.59-3.60; -16% and -10%).
+// tuner: quad8 0.739-0.747 ms, trip16 3.59-3.60; -16% and -10%).  Not
+// kept, quad8 the same or slower (session 43): 8 columns a thread on 256
+// threads (wip/q8j8: 0.739-0.759); the tile's outputs in two 64 KB boxes,
+// or half of them in one drained during the next chunk (wip/q8tma2:
+// 0.79-0.97); each chunk's copy issued after the third factor of the
+// chunk two back (wip/q8early: 0.941).  Copies and stores apart, as now,
+// did best; in SASS both kinds of wait are DEPBAR on one scoreboard (SB0).
 //
 // Their copy of chunk g into its stage: U slabs of SLAB elements, each as
 // SLAB / SUB sub-slabs of SUB at stride SUBS (the padding that keeps their
