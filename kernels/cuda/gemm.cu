@@ -1243,18 +1243,23 @@ static bool kb_gemm_tma_encode(const kb_gemm_args &a, CUtensorMap *tm, const cuu
              CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
 }
 
+// The output's rows (vectors) a launch covers.
+static int64_t kb_gemm_rows(const kb_gemm_args &a)
+{
+  return a.tps > 0 ? a.ntiles / a.tps : 0;
+}
+
 // The row stride of the output in bytes (any multiple of 16 for one row).
 static cuuint64_t kb_gemm_tma_rs(const kb_gemm_args &a)
 {
-  const int64_t m = a.tps > 0 ? a.ntiles / a.tps : 0;
-  return (cuuint64_t)(m > 1 ? a.out_rs : 4096 * a.S) * 4;
+  return (cuuint64_t)(kb_gemm_rows(a) > 1 ? a.out_rs : 4096 * a.S) * 4;
 }
 
 // The quad8 kernel's map: Y's row as (slab, c, l2, l3, row); 1 if made, 0
 // where TMA cannot store it.
 static int kb_gemm_quad8_map(const kb_gemm_args &a, CUtensorMap *tm)
 {
-  const cuuint64_t S = (cuuint64_t)a.S, m = (cuuint64_t)(a.tps > 0 ? a.ntiles / a.tps : 0);
+  const cuuint64_t S = (cuuint64_t)a.S, m = (cuuint64_t)kb_gemm_rows(a);
   const cuuint64_t dims[5] = { S, 64, 8, 8, m }, strides[4] = { S * 4, S * 256, S * 2048, kb_gemm_tma_rs(a) };
   const cuuint32_t box[5] = { 8, 64, 2, 1, 1 };
   return kb_gemm_tma_encode(a, tm, dims, strides, box) ? 1 : 0;
@@ -1265,7 +1270,7 @@ static int kb_gemm_quad8_map(const kb_gemm_args &a, CUtensorMap *tm)
 // form's strides in order; 0 where TMA cannot store it.
 static int kb_gemm_trip16_map(const kb_gemm_args &a, CUtensorMap *tm)
 {
-  const cuuint64_t S = (cuuint64_t)a.S, m = (cuuint64_t)(a.tps > 0 ? a.ntiles / a.tps : 0);
+  const cuuint64_t S = (cuuint64_t)a.S, m = (cuuint64_t)kb_gemm_rows(a);
   const cuuint64_t dims[5] = { S, 16, 16, 16, m }, l1 = S * 64, l0 = S * 4;
   const cuuint32_t box[5] = { 8, 16, 16, 1, 1 };
   const cuuint64_t form1[4] = { l1, l0, S * 1024, kb_gemm_tma_rs(a) }, form2[4] = { l0, l1, S * 1024, kb_gemm_tma_rs(a) };
@@ -1346,6 +1351,8 @@ static std::mutex kb_gemm_lock;
 // built for older targets leave its stores out.  Asked once a device.
 static bool kb_gemm_dev_has_tma(int dev)
 {
+  if (dev < 0 || dev >= KB_CUDA_MAXDEV)
+    return false;
   std::lock_guard<std::mutex> lock(kb_gemm_lock);
   if (kb_gemm_dev[dev].tma == 0) {
     int major = 0;
@@ -1394,7 +1401,7 @@ extern "C" void kb_cuda_gemm_tma_maps(void *out, int64_t m, int64_t K, int64_t r
   a.epilogue = KB_EPI_AXPBY;
   a.beta_zero = beta_zero;
   int dev = 0;
-  a.tma_dev = cudaGetDevice(&dev) == cudaSuccess && dev >= 0 && dev < KB_CUDA_MAXDEV && kb_gemm_dev_has_tma(dev);
+  a.tma_dev = cudaGetDevice(&dev) == cudaSuccess && kb_gemm_dev_has_tma(dev);
   (void)cudaGetLastError();
   *q8 = kb_gemm_quad8_map(a, &tm) ? 1 : 0;
   *t16 = kb_gemm_trip16_map(a, &tm);
@@ -1492,7 +1499,7 @@ extern "C" int kb_cuda_gemm_launch(const kb_cuda_step_t *st, void *stream)
   a.beta_zero = st->beta_zero || st->beta == nullptr;
   a.beta = a.beta_zero ? 0.0f : *(const float *)st->beta;
   a.tma = 0;
-  a.tma_dev = kb_gemm_dev_has_tma(dev);
+  a.tma_dev = g->tma && kb_gemm_dev_has_tma(dev);   // asked (under the lock) by the TMA entries only
   const int64_t cap = (int64_t)occ * nsm;
   const unsigned grid = (unsigned)(a.ntiles < cap ? a.ntiles : cap);
   if (grid == 0)
