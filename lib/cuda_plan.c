@@ -741,13 +741,17 @@ static void kb_jit_candidates(const kb_problem_t *pb, int64_t i, int64_t K, int 
  * register tile and the block's shape decide (FFMA and shared-memory
  * loads; the precompiled set is one guess per shape): twice the vectors
  * per block, and two per thread; slices and columns of the register tile
- * traded; the other unroll; half and twice the slab.  They are added to
- * the registry as JIT configurations marked variant, which the model
- * never plans (it could not rank them apart from their parent, and model
- * plans must not change with what a process tuned before); the tuner
- * times them like the others, so a faster one is kept in the measured
- * plan and its wisdom word.  At most 7 per precompiled configuration,
- * each compiled once per process (and cached on disk). */
+ * traded; the other unroll, and two k-steps unrolled where the
+ * configuration is rolled and the full unroll is more than two (session
+ * 44, H200, the tuner's timings of two fused 32x32 factors at 2^29
+ * elements: 2.175 ms with two k-steps against 2.292 rolled and 3.06 fully
+ * unrolled; 16_32x32^5 tuned 5.84 -> 5.62 ms); half and twice the slab.
+ * They are added to the registry as JIT configurations marked variant,
+ * which the model never plans (it could not rank them apart from their
+ * parent, and model plans must not change with what a process tuned
+ * before); the tuner times them like the others, so a faster one is kept
+ * in the measured plan and its wisdom word.  At most 8 per precompiled
+ * configuration, each compiled once per process (and cached on disk). */
 static void kb_jit_variants(const kb_problem_t *pb, int64_t i, int64_t K, int run)
 {
   const kb_cuda_fast_cfg_t *cfg;
@@ -757,7 +761,7 @@ static void kb_jit_variants(const kb_problem_t *pb, int64_t i, int64_t K, int ru
   cfg = kb_cuda_fast_cfgs(&ncfg);
   for (c = 0; c < ncfg; c++) {
     const kb_cuda_fast_cfg_t *b = &cfg[c];
-    kb_cuda_fast_cfg_t v[7];
+    kb_cuda_fast_cfg_t v[8];
     int nv = 0, j;
     if (b->jit != KB_CFG_TABLE || b->type != (int)pb->type || b->P != pb->p[i] || b->Q != pb->q[i] ||
         b->F > run || K % b->TK != 0)
@@ -778,6 +782,10 @@ static void kb_jit_variants(const kb_problem_t *pb, int64_t i, int64_t K, int ru
     v[nv++].RQ = 2 * b->RQ;
     v[nv] = *b;
     v[nv++].unroll = b->unroll == 1 ? b->TP / b->vw : 1;
+    if (b->unroll == 1 && b->TP / b->vw > 2) {
+      v[nv] = *b;
+      v[nv++].unroll = 2;
+    }
     if (K % (2 * (int64_t)b->TK) == 0) {
       v[nv] = *b;
       v[nv++].TK = 2 * b->TK;

@@ -11,7 +11,7 @@
 #include "t-cuda-util.c"
 #include "t-cuda-force.c"
 
-#define TV_MAXW 24
+#define TV_MAXW 32
 
 /* The distinct variant words of the log's "tune:" lines, at most max. */
 static int tv_words(const char *log, char (*w)[160], int max)
@@ -64,6 +64,16 @@ static void shape(kronblasDataType_t t, int64_t m, int n, int64_t P)
   tap_ok(nw > 0, "the tuner timed %d variants of the precompiled configurations (%s %lld_%lldx%lld^%d)", nw,
          tc_tname(t), (long long)m, (long long)P, (long long)P, n);
   free(b);
+  if (t == KRONBLAS_R_32F && P == 32 && n >= 2) {
+    /* the rolled two-fused configuration's neighbour with two k-steps
+     * unrolled (the tuner's pick for 16_32x32^5 on the H200) */
+    int xu2 = 0;
+    for (i = 0; i < nw; i++) {
+      const size_t len = strlen(w[i]);
+      xu2 |= tv_word_f(w[i]) == 2 && len > 4 && strcmp(w[i] + len - 4, ":xu2") == 0;
+    }
+    tap_ok(xu2, "the tuner timed two fused float 32x32 factors with two k-steps unrolled");
+  }
   kronblasForgetWisdom(tc_gpu);
   /* Each variant (a few in quick mode) as the first launch, one generic
    * launch per remaining factor; random transposes, leading dimensions
