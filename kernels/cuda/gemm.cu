@@ -738,6 +738,15 @@ __global__ void __launch_bounds__(kb_gemm_trip8_shape<ST>::NT, 1) kb_gemm_trip8_
 // 0.79-0.97); each chunk's copy issued after the third factor of the
 // chunk two back (wip/q8early: 0.941).  Copies and stores apart, as now,
 // did best; in SASS both kinds of wait are DEPBAR on one scoreboard (SB0).
+// Why no form does much better (session 44's probe, tools/tma_probe.cu on
+// branch wip/tma-probe): a tile of 8 slabs makes 32-byte output rows, and
+// the H200 stores those at 2.7 TB/s, by TMA or st.global alike (64- and
+// 128-byte rows: 3.7-3.9); copying quad8's input and storing its outputs
+// in this pattern, with no arithmetic, takes 0.70-0.74 ms a pass.  Rows of
+// 64 bytes need 16 slabs' outputs (256 KB) in one place; pairs of SMs
+// joining rows through distributed shared memory, the mirrored form
+// (contiguous stores, reads gathered 16 bytes at a time) and L2 eviction
+// hints (wip/l2hint) were all slower or the same.
 //
 // Their copy of chunk g into its stage: U slabs of SLAB elements, each as
 // SLAB / SUB sub-slabs of SUB at stride SUBS (the padding that keeps their
