@@ -253,15 +253,25 @@ static void plan_rates(void)
 /* The TMA entries' tensor maps (kernels/cuda/gemm.cu), on a GPU: made for
  * an output aligned to 16 bytes, rows a multiple of 4 apart, beta = 0;
  * not made (the plain kernels launched instead) off 16 bytes, at an odd
- * row stride, or where beta is not 0. */
+ * row stride, or where beta is not 0.  On a device before sm_90 (no TMA)
+ * none is made. */
 static void tma_maps(void)
 {
   const int64_t K = 65536, m = 3;
   float *y = NULL;
-  int n = 0, q8[5], t16[5], ok;
-  if (cudaGetDeviceCount(&n) != cudaSuccess || n < 1 || cudaMalloc((void **)&y, (size_t)(m * K + 8) * 4) != cudaSuccess) {
+  int n = 0, dev = 0, major = 0, q8[5], t16[5], ok;
+  if (cudaGetDeviceCount(&n) != cudaSuccess || n < 1 || cudaGetDevice(&dev) != cudaSuccess ||
+      cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess ||
+      cudaMalloc((void **)&y, (size_t)(m * K + 8) * 4) != cudaSuccess) {
     (void)cudaGetLastError();
     tap_skip("no CUDA device: the TMA entries' tensor maps");
+    return;
+  }
+  if (major < 9) {
+    kb_cuda_gemm_tma_maps(y, m, K, K, 1, &q8[0], &t16[0]);
+    tap_ok(q8[0] + t16[0] == 0, "sm_%d (no TMA): no tensor map made for aligned rows and beta = 0 (quad8 %d, trip16 %d)",
+           major, q8[0], t16[0]);
+    cudaFree(y);
     return;
   }
   kb_cuda_gemm_tma_maps(y, m, K, K, 1, &q8[0], &t16[0]);
