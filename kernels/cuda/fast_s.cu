@@ -13,11 +13,11 @@
 //  - for P = 32 a 4x16 register tile with two k-steps unrolled (H200,
 //    forced plans: 1024_32x32^3 0.323 -> 0.298 ms, 1024_32x32^4 12.35 ->
 //    11.36 against 4x8; smaller tiles with more threads per block were
-//    slower for P = 8, 16 and 32: 1.1-1.2x); one k-step where two factors
-//    are fused: with the factors stored once (kb_fast.cuh, FO) three
-//    blocks share an SM, and the tuner timed it 8% faster than two k-steps
-//    (H100, 2026-11-22, K = 2^15 and 2^25: 0.1625 -> 0.1503 ms, 2.40 ->
-//    2.20; one factor: equal);
+//    slower for P = 8, 16 and 32: 1.1-1.2x), also where two factors are
+//    fused: the tuner timed two k-steps 5% faster than one there (H200,
+//    session 44, two fused factors at 2^29 elements: 2.175 against 2.292
+//    ms; the H100 had timed one k-step 8% faster on 2026-11-22, before the
+//    index arithmetic was cut; the rolled one stays the tuner's neighbour);
 //  - slabs of 8192 for three fused 8x8 factors, two fused 16x16 and one
 //    32x32 (runs of 16, 32 and 256 outputs): the tuner's "twice the slab"
 //    variants, faster at every position of the standard shapes once the
@@ -61,7 +61,7 @@ const kb_fast_entry kb_fast_table_s[] = {
   KB_FAST_ENTRY(float, 0,  16,  16,   1, 16,  256,  1, 1, 4, 8, 2, 1),
   KB_FAST_ENTRY(float, 0,  16,  16,   2, 16,  512,  1, 1, 4, 8, 2, 4),
   KB_FAST_ENTRY(float, 0,  32,  32,   1, 32,  256,  1, 1, 4, 16, 2, 2),
-  KB_FAST_ENTRY(float, 0,  32,  32,   2, 32,  256,  1, 1, 4, 16, 2, 1),
+  KB_FAST_ENTRY(float, 0,  32,  32,   2, 32,  256,  1, 1, 4, 16, 2, 2),
   KB_FAST_ENTRY(float, 0,  32,  32,   3, 32, 1024,  1, 1, 16, 8, 1, 1),
   KB_FAST_ENTRY(float, 0,  64,  64,   1, 32,   64,  2, 1, 8, 8, 2, 1),
   KB_FAST_ENTRY(float, 0, 128, 128,   1, 32,  128,  1, 1, 8, 8, 2, 1),
