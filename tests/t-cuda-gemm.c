@@ -7,10 +7,14 @@
  * a middle one and the last (writing Y with alpha and beta, beta = 0 over
  * a NaN Y), rows of X or Y aligned to 16 bytes or not (4-byte accesses), both
  * factor layouts, strided batches with per-entry factors, more tiles than
- * resident blocks; the words that cannot be one are refused on import;
- * the tuner times the kernel.  SKIPs without a CUDA device. */
+ * resident blocks; the TMA entries launched their TMA kernels where they
+ * can store by TMA and their plain twins where not (counted by gemm.cu);
+ * the words that cannot be one are refused on import; the tuner times the
+ * kernel.  Linked statically (an internal function).  SKIPs without a
+ * CUDA device. */
 #include "t-cuda-util.c"
 #include "t-cuda-force.c"
+#include "kb_cuda_kernels.h"
 
 #define W64A "gemm:p64:q64:ts128:tk32:st4:mb2"
 #define W64B "gemm:p64:q64:ts64:tk32:st4:mb3"
@@ -52,6 +56,29 @@ static const int64_t pI[] = { 16, 3, 16, 16, 16 }, qI[] = { 16, 2, 16, 16, 16 };
 static const int64_t pJ[] = { 16, 16, 16, 3, 16 }, qJ[] = { 16, 16, 16, 2, 16 };
 static const int64_t pK[] = { 8, 8, 8, 8, 3, 8 }, qK[] = { 8, 8, 8, 8, 2, 8 };
 static const int64_t pL[] = { 8, 3, 8, 8, 8, 8 }, qL[] = { 8, 2, 8, 8, 8, 8 };
+
+/* Runs a TMA entry's forced plan (ts_forced) and checks which kernel its
+ * launches took (kb_cuda_gemm_tma_counts; both compute the same outputs):
+ * the TMA's stores where the step writes rows aligned to 16 bytes with
+ * beta = 0 (rep 0, or a first step writing the workspace in reps 1 and
+ * 4), the plain twin where the last step writes Y with beta != 0 (rep 1)
+ * or off 16 bytes (rep 4); on a device before sm_90 the plain one always.
+ * Other reps (random variants, alpha 0 among them) are not checked. */
+static void forced_tma(tc_case_t *c, const char *plan, int rep, int has_tma)
+{
+  const size_t len = strlen(plan);
+  const int last = len > 4 && strcmp(plan + len - 4, ":tma") == 0;
+  long long t0, p0, t1, p1;
+  int want;
+  kb_cuda_gemm_tma_counts(&t0, &p0);
+  ts_forced(c, plan);
+  kb_cuda_gemm_tma_counts(&t1, &p1);
+  if (rep != 0 && rep != 1 && rep != 4)
+    return;
+  want = has_tma && (rep == 0 || !last);
+  tap_ok(want ? t1 > t0 && p1 == p0 : t1 == t0 && p1 > p0, "  ... its launches %s (TMA %lld, plain %lld)",
+         want ? "stored by TMA" : "took the plain kernel", t1 - t0, p1 - p0);
+}
 
 static void forced(void)
 {
@@ -110,7 +137,9 @@ static void forced(void)
     { pJ, qJ, "4:1:generic 3:1:generic 2:3:" WT16T, 5, 5 },
   };
   size_t s;
-  int rep;
+  int rep, dev = 0, major = 0, has_tma;
+  has_tma = cudaGetDevice(&dev) == cudaSuccess &&
+            cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) == cudaSuccess && major >= 9;
   for (s = 0; s < sizeof sh / sizeof sh[0]; s++)
     for (rep = 0; rep < 5; rep++) {
       tc_case_t c;
@@ -135,7 +164,10 @@ static void forced(void)
       } else {
         c.variant = (int)tc_range(0, 3);
       }
-      ts_forced(&c, sh[s].plan);
+      if (strstr(sh[s].plan, ":tma") != NULL)
+        forced_tma(&c, sh[s].plan, rep, has_tma);
+      else
+        ts_forced(&c, sh[s].plan);
     }
 }
 

@@ -50,6 +50,7 @@
 #include "kb_cuda_ops.cuh"
 
 #include <cuda.h>   // CUtensorMap (the slab-4096 kernels' TMA stores); no libcuda link: the encoder is reached at run time
+#include <atomic>
 #include <climits>
 #include <cstring>
 #include <mutex>
@@ -1286,6 +1287,18 @@ static int kb_gemm_trip16_map(const kb_gemm_args &a, CUtensorMap *tm)
   return kb_gemm_tma_encode(a, tm, dims, form1, box) ? 1 : kb_gemm_tma_encode(a, tm, dims, form2, box) ? 2 : 0;
 }
 
+// Launches of the ":tma" entries that stored by TMA ([1]) and that took
+// their plain twin ([0]; kb_cuda_gemm_tma_counts): both compute the same
+// outputs, so only these counts let a test tell a TMA launch from a
+// silent fallback (a map the encoder refused, say).
+static std::atomic<long long> kb_gemm_tma_n[2];
+
+extern "C" void kb_cuda_gemm_tma_counts(long long *tma, long long *plain)
+{
+  *tma = kb_gemm_tma_n[1].load(std::memory_order_relaxed);
+  *plain = kb_gemm_tma_n[0].load(std::memory_order_relaxed);
+}
+
 // A slab-4096 kernel's launch: its TMA instantiation (K11 where X is
 // aligned to 16 bytes, K01 where not) where MAP made a tensor map, else
 // the plain one (K10, K00).
@@ -1298,6 +1311,8 @@ static int kb_gemm_s4096_launch_t(const kb_gemm_args &a0, unsigned grid, void *s
   CUtensorMap tm;
   memset(&tm, 0, sizeof tm);
   a.tma = TMA ? MAP(a, &tm) : 0;
+  if (TMA)
+    kb_gemm_tma_n[a.tma != 0].fetch_add(1, std::memory_order_relaxed);
   if (a.tma)
     (a.vec ? K11 : K01)<<<grid, S1::NT, S1::SMEM, (cudaStream_t)stream>>>(a, tm);
   else

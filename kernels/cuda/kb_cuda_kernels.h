@@ -340,6 +340,9 @@ int kb_cuda_gemm_find(int type, int64_t p, int64_t q, int64_t K, int index);
  * quad8 kernel's can be made, *t16 the trip16 kernel's form (1, 2; 0 if
  * none).  Where none is made their launches take the plain kernels. */
 void kb_cuda_gemm_tma_maps(void *out, int64_t m, int64_t K, int64_t rs, int beta_zero, int *q8, int *t16);
+/* Launches of the TMA entries in this process so far: *tma those that
+ * stored by TMA, *plain those that took the plain kernel (no map). */
+void kb_cuda_gemm_tma_counts(long long *tma, long long *plain);
 /* Launches a slice-GEMM step.  Returns a cudaError_t. */
 int kb_cuda_gemm_launch(const kb_cuda_step_t *st, void *stream);
 
