@@ -148,6 +148,7 @@ static void forced(void)
                    tc_range(1, sh[s].maxm), sh[s].n, sh[s].p, sh[s].q);
       if (rep == 0) {
         c.ldx = tc_K(&c);   /* rows aligned: 16-byte copies */
+        c.ldy = tc_L(&c);   /* and Y's (its random pad put them off 16 bytes in two cases of three) */
         tc_beta_zero(&c);
       } else if (rep == 1) {
         c.ldx = tc_K(&c) + 1;   /* rows of X off 16 bytes: 4-byte copies */
