@@ -137,14 +137,23 @@ int kb_bench_prob_init(kb_bench_prob_t *pb, const kb_bench_shape_t *sh, kronblas
   if (pb->cplx)
     pb->flops *= 4.0;
   pb->bytes = (double)(pb->xcount + pb->ycount) * (double)pb->esz;
+  pb->beta = 0.0;
   return 0;
+}
+
+void kb_bench_prob_set_beta(kb_bench_prob_t *pb, double beta)
+{
+  pb->beta = beta;
+  pb->bytes = (double)(pb->xcount + (beta != 0.0 ? 2 : 1) * pb->ycount) * (double)pb->esz;
 }
 
 kronblasStatus_t kb_bench_call(kronblasHandle_t h, const kb_bench_prob_t *pb, const void *X,
     const void *const *F, void *Y)
 {
-  static const float s1[2] = { 1.0f, 0.0f }, s0[2] = { 0.0f, 0.0f };
-  static const double d1[2] = { 1.0, 0.0 }, d0[2] = { 0.0, 0.0 };
+  static const float s1[2] = { 1.0f, 0.0f };
+  static const double d1[2] = { 1.0, 0.0 };
+  const float s0[2] = { (float)pb->beta, 0.0f };
+  const double d0[2] = { pb->beta, 0.0 };
   switch (pb->type) {
   case KRONBLAS_R_32F:
     return kronblasSgekmm_64(h, pb->side, pb->transX, pb->transF, pb->m, pb->n, pb->p, pb->q, s1,

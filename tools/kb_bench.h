@@ -53,14 +53,19 @@ typedef struct {
   int f_contig_k;              /* stored factor is A^T (p x q), else A (q x p) */
   int conjX, conjF;            /* complex only */
   double flops;                /* real flops: sum 2 m K_i q_i, x4 for complex */
-  double bytes;                /* bytes of X + bytes of Y */
+  double bytes;                /* bytes of X + bytes of Y (Y twice, read and written, where beta != 0) */
+  double beta;                 /* kronblas' beta (--beta; alpha is 1); kb_bench_prob_set_beta */
 } kb_bench_prob_t;
 
 /* Fills pb; 0 on success, -1 when sizes overflow. */
 int kb_bench_prob_init(kb_bench_prob_t *pb, const kb_bench_shape_t *sh, kronblasDataType_t type,
     kronblasSideMode_t side, kronblasOperation_t transX, kronblasOperation_t transF);
 
-/* One kronblas?gekmm_64 call of the row with alpha 1, beta 0, on the
+/* Sets the row's beta (0 unless --beta); where it is not 0 kronblas reads Y,
+ * and the roofline counts Y's bytes twice. */
+void kb_bench_prob_set_beta(kb_bench_prob_t *pb, double beta);
+
+/* One kronblas?gekmm_64 call of the row with alpha 1 and pb->beta, on the
  * pointers of the handle's backend. */
 kronblasStatus_t kb_bench_call(kronblasHandle_t h, const kb_bench_prob_t *pb, const void *X,
     const void *const *F, void *Y);
@@ -140,6 +145,7 @@ typedef struct {
   int warmup, reps, threads, verify, baselines;
   int calls;                   /* GPU: calls between one pair of events (a rep's time is their mean) */
   double max_mem;              /* bytes; 0: the mode's default */
+  double beta;                 /* --beta (default 0) */
   uint64_t seed;
 } kb_bench_opts_t;
 

@@ -9,7 +9,7 @@ same shape, type, side and trans in earlier ones), optionally joined with
 GPyTorch's times by `tools/bench_gpytorch.py --join` (its speedup_gpytorch
 column).  The issue is the one of the rows' backend (cuda: 3, cpu: 4)
 unless --issue says.  Only rows of the issue's side and layout (left, NN)
-count.  One line per target:
+and beta = 0 (the bench's default; --beta rows read Y) count.  One line per target:
 
     MET      every row of the target meets it (the closest one is named)
     MISSED   the rows that do not, each with its value
@@ -67,6 +67,8 @@ def read_rows(paths):
             if not rd.fieldnames or "shape" not in rd.fieldnames or "ms" not in rd.fieldnames:
                 raise ValueError("%s is not a kronblas-bench CSV" % path)
             for row in rd:
+                if num(row, "beta") not in (None, 0.0):
+                    continue
                 rows[(row["shape"], row["type"], row.get("side", "left"), row.get("trans", "NN"))] = row
     return rows
 

@@ -73,6 +73,12 @@ static void kb_bench_usage(FILE *f)
 "  --backend B         cpu, cuda or auto (kronblasCreate's choice; default)\n"
 "  --warmup N          untimed calls first (default 2)\n"
 "  --reps N            timed calls; the median is reported (default 10)\n"
+"  --beta B            kronblas' beta (default 0; alpha is 1): where B != 0 the\n"
+"                      calls read Y, Y starts at 0 in the verified call and in\n"
+"                      the one whose result the baselines are checked against\n"
+"                      (so --verify does not check beta itself: the tests do),\n"
+"                      the floor counts Y's bytes twice, and the baselines\n"
+"                      still write Y with beta 0\n"
 "  --calls N           GPU rows: each timed rep is N back-to-back calls between\n"
 "                      one pair of events, its time their mean; kronblas, both\n"
 "                      baselines and the ceilings alike (default 1: one call\n"
@@ -108,7 +114,8 @@ static void kb_bench_usage(FILE *f)
 "applied last first, K_i starting at prod p and scaled by q_i/p_i), times 4\n"
 "for complex types.  With baselines: each baseline's median ms, kronblas'\n"
 "speedup over it, and floor%% = 100 * floor / kronblas' time with\n"
-"floor = max(FLOPs / GEMM rate, (bytes of X + bytes of Y) / copy bandwidth);\n"
+"floor = max(FLOPs / GEMM rate, (bytes of X + bytes of Y) / copy bandwidth; Y\n"
+"twice where beta != 0);\n"
 "gemm%% = 100 * kronblas' FLOP rate / GEMM rate.\n"
 "\n"
 "Baselines (same buffers, same threads, results checked against kronblas'\n"
@@ -124,15 +131,15 @@ static void kb_bench_usage(FILE *f)
 "GEMMs and a tiled transpose kernel, CUDA-event timing; ceilings: cuBLAS GEMM\n"
 "of the type with CUBLAS_PEDANTIC_MATH (no TF32) on 8192^3 (4096^3 complex)\n"
 "and a 1 GiB device-to-device cudaMemcpy (bytes read + written).\n"
-"Inputs are uniform in [-1,1), alpha = 1, beta = 0; Y is poisoned (NaN)\n"
-"before the verified call.  On the CPU, kronblas is timed 0.12 s after the\n"
+"Inputs are uniform in [-1,1), alpha = 1, beta = 0 (--beta); Y is poisoned\n"
+"(NaN) before the verified call (zeroed where beta != 0).  On the CPU, kronblas is timed 0.12 s after the\n"
 "last OpenBLAS call, once OpenBLAS' idle threads stopped spinning.\n"
 "\n"
 "CSV columns: shape,m,factors,type,side,trans,backend,threads,ms,gflops,\n"
 "floor_pct,gemm_pct,baseline_shuffle_ms,baseline_gemm_ms,speedup_shuffle,speedup_gemm,\n"
-"verify,copy_pct,calls (empty where not measured; verify is PASS, FAIL or -;\n"
-"copy_pct = 100 * (bytes of X + Y) / s / copy bandwidth; calls = --calls on GPU\n"
-"rows, 1 on CPU rows).  tools/kb_targets.py reads such\n"
+"verify,copy_pct,calls,beta (empty where not measured; verify is PASS, FAIL or\n"
+"-; copy_pct = 100 * (bytes of X + Y) / s / copy bandwidth, Y twice where beta\n"
+"!= 0; calls = --calls on GPU rows, 1 on CPU rows; beta = --beta).  tools/kb_targets.py reads such\n"
 "files and says which of issues 3 and 4's targets a run meets.\n"
 "\n"
 "Exit status: 0 if every row ran (or was skipped for memory) and checked out,\n"
@@ -212,7 +219,7 @@ static long kb_bench_parse_count(const char *s, const char *what, long lo)
 static void kb_bench_parse_cli(int argc, char **argv, kb_bench_cli_t *c)
 {
   enum { O_SHAPES = 256, O_SIDE, O_TRANS, O_TYPE, O_BACKEND, O_WARMUP, O_REPS, O_THREADS, O_CSV,
-         O_VERIFY, O_NO_VERIFY, O_BASELINES, O_NO_BASELINES, O_SEED, O_MAXMEM, O_NO_CEILINGS, O_ROUNDS, O_CALLS };
+         O_VERIFY, O_NO_VERIFY, O_BASELINES, O_NO_BASELINES, O_SEED, O_MAXMEM, O_NO_CEILINGS, O_ROUNDS, O_CALLS, O_BETA };
   static const struct option longopts[] = {
     { "shapes", required_argument, NULL, O_SHAPES },
     { "side", required_argument, NULL, O_SIDE },
@@ -222,6 +229,7 @@ static void kb_bench_parse_cli(int argc, char **argv, kb_bench_cli_t *c)
     { "warmup", required_argument, NULL, O_WARMUP },
     { "reps", required_argument, NULL, O_REPS },
     { "calls", required_argument, NULL, O_CALLS },
+    { "beta", required_argument, NULL, O_BETA },
     { "threads", required_argument, NULL, O_THREADS },
     { "csv", required_argument, NULL, O_CSV },
     { "verify", no_argument, NULL, O_VERIFY },
@@ -343,6 +351,14 @@ static void kb_bench_parse_cli(int argc, char **argv, kb_bench_cli_t *c)
         kb_bench_bad_args("--seed wants a number, not '%s'", optarg);
       break;
     }
+    case O_BETA: {
+      char *end;
+      double b = strtod(optarg, &end);
+      if (*optarg == '\0' || *end != '\0' || !isfinite(b))
+        kb_bench_bad_args("--beta wants a finite number, not '%s'", optarg);
+      c->o.beta = b;
+      break;
+    }
     case O_MAXMEM: {
       char *end;
       double g = strtod(optarg, &end);
@@ -418,6 +434,16 @@ out:
   free(t);
 }
 
+/* Y before a call whose result is checked: NaN (unwritten elements show),
+ * or 0 where beta != 0 (the call reads it). */
+static void kb_bench_y_start(const kb_bench_prob_t *pb, void *Y)
+{
+  if (pb->beta != 0.0)
+    memset(Y, 0, (size_t)pb->ycount * pb->esz);
+  else
+    kb_oracle_poison(pb->type, Y, pb->ycount);
+}
+
 static void kb_bench_cpu_row(kronblasHandle_t h, const kb_bench_prob_t *pb, const kb_bench_opts_t *o,
     int nthreads, double gemm_rate, double copy_bw, kb_bench_result_t *r)
 {
@@ -456,7 +482,7 @@ static void kb_bench_cpu_row(kronblasHandle_t h, const kb_bench_prob_t *pb, cons
   kb_bench_fill(pb, o->seed, X, F);
 
   if (o->verify) {
-    kb_oracle_poison(pb->type, Y, pb->ycount);
+    kb_bench_y_start(pb, Y);
     st = kb_bench_call(h, pb, X, (const void *const *)F, Y);
     if (st != KRONBLAS_STATUS_SUCCESS) {
       r->verify = "FAIL";
@@ -484,6 +510,17 @@ static void kb_bench_cpu_row(kronblasHandle_t h, const kb_bench_prob_t *pb, cons
   r->ms = 1e3 * kb_bench_median(t, o->reps);
   r->gflops = pb->flops / (r->ms * 1e-3) / 1e9;
   kb_bench_floor(pb, gemm_rate, copy_bw, r);
+  /* The timed calls added into Y where beta != 0: the baselines are
+   * checked against one call from Y = 0. */
+  if (pb->beta != 0.0 && o->baselines) {
+    kb_bench_y_start(pb, Y);
+    st = kb_bench_call(h, pb, X, (const void *const *)F, Y);
+    if (st != KRONBLAS_STATUS_SUCCESS) {
+      snprintf(r->note, sizeof r->note, "kronblas failed: %s", kronblasGetStatusName(st));
+      r->ran = 0;
+      goto out;
+    }
+  }
 
   if (!o->baselines)
     goto out;
@@ -621,7 +658,7 @@ static void kb_bench_csv_row(FILE *f, const kb_bench_cli_t *c, const kb_bench_pr
   kb_bench_csv_num(f, r->gemm_ms / r->ms);
   fprintf(f, ",%s", r->verify);
   kb_bench_csv_num(f, r->copy_pct);
-  fprintf(f, ",%d", r->calls);
+  fprintf(f, ",%d,%.17g", r->calls, pb->beta);
   fputc('\n', f);
   fflush(f);
 }
@@ -761,7 +798,7 @@ int main(int argc, char **argv)
       return 1;
     }
     fprintf(csv, "shape,m,factors,type,side,trans,backend,threads,ms,gflops,floor_pct,gemm_pct,"
-                 "baseline_shuffle_ms,baseline_gemm_ms,speedup_shuffle,speedup_gemm,verify,copy_pct,calls\n");
+                 "baseline_shuffle_ms,baseline_gemm_ms,speedup_shuffle,speedup_gemm,verify,copy_pct,calls,beta\n");
   }
 
   kronblasGetVersion(NULL, &version);
@@ -776,6 +813,9 @@ int main(int argc, char **argv)
   else
     fprintf(table, "# backend cpu, %d threads%s\n", nthreads,
             c.o.baselines && !kb_bench_cpu_have_blas() ? "; built without OpenBLAS: no baselines, no GEMM ceiling" : "");
+  if (c.o.beta != 0.0)
+    fprintf(table, "# beta %g: kronblas reads Y (the floor counts it twice); the baselines write Y with beta 0\n",
+            c.o.beta);
   if (!gpu && c.o.calls > 1)
     fprintf(table, "# --calls %d ignored: CPU calls are synchronous, each is timed alone\n", c.o.calls);
   if (!gpu && c.o.baselines)
@@ -813,6 +853,7 @@ int main(int argc, char **argv)
         fprintf(table, "%-24s %-4s skipped: sizes overflow\n", sh->name, kb_oracle_type_name(type));
         continue;
       }
+      kb_bench_prob_set_beta(&pb, c.o.beta);
       if (gpu) {
         if (kb_bench_gpu_row(h, &pb, &c.o, &r) != 0)
           status = 1;

@@ -24,7 +24,7 @@ rows_pass() {
   [ "$p" -eq "$1" ] && [ "$f" -eq 0 ]
 }
 
-echo "1..13"
+echo "1..15"
 
 shapes="6_4x5,3x3,2x4 3_3x2^3 16_4x4^4 5_17x3,2x9"
 for side in left right; do
@@ -47,12 +47,28 @@ ok $? "the identity (not the oracle) was used"
 
 run x 0 --backend cpu --no-baselines --warmup 0 --reps 1 --type s,d --csv "$tmp.csv" 8_2x3,4x2 1_3x3^2
 r=$?
-head -n 1 "$tmp.csv" | grep -qx 'shape,m,factors,type,side,trans,backend,threads,ms,gflops,floor_pct,gemm_pct,baseline_shuffle_ms,baseline_gemm_ms,speedup_shuffle,speedup_gemm,verify,copy_pct,calls'
+head -n 1 "$tmp.csv" | grep -qx 'shape,m,factors,type,side,trans,backend,threads,ms,gflops,floor_pct,gemm_pct,baseline_shuffle_ms,baseline_gemm_ms,speedup_shuffle,speedup_gemm,verify,copy_pct,calls,beta'
 h=$?
 sed 's/^/# csv: /' "$tmp.csv"
 [ "$(wc -l < "$tmp.csv")" -eq 5 ] && grep -q '^"8_2x3,4x2",8,"2x3,4x2",d,left,NN,cpu,' "$tmp.csv" &&
-  [ "$(grep -c ',1$' "$tmp.csv")" -eq 4 ]
-ok $((r + h + $?)) "CSV header and rows (calls 1 on CPU rows)"
+  [ "$(grep -c ',1,0$' "$tmp.csv")" -eq 4 ]
+ok $((r + h + $?)) "CSV header and rows (calls 1 on CPU rows, beta 0)"
+
+# --beta: kronblas reads Y; verified from Y = 0, and the baselines are
+# checked against one call from Y = 0 after the timed calls (which added
+# into Y: without that call they disagree, exit 1)
+run x 0 --backend cpu --beta 1 --verify --warmup 1 --reps 3 --type s,z --csv "$tmp.b.csv" 6_4x5,3x3,2x4 16_4x4^4
+r=$?
+rows_pass 4
+p=$?
+grep -q '^# beta 1: kronblas reads Y' "$tmp.out" && [ "$(grep -c ',1,1$' "$tmp.b.csv")" -eq 4 ]
+ok $((r + p + $?)) "--beta 1: rows verified, baselines agree, the header and the CSV say beta 1"
+run x 2 --backend cpu --beta x 4_2x2
+r=$?
+grep -q -- '--beta wants a finite number' "$tmp.out"
+r=$((r + $?))
+run x 2 --backend cpu --beta inf 4_2x2
+ok $((r + $?)) "--beta x, --beta inf: exit 2 with the reason"
 
 # --rounds: medians over rounds, each with its own ceilings; verified in
 # the first, baselines in the last
@@ -81,7 +97,7 @@ grep -q -- '--calls wants a count >= 1' "$tmp.out"
 r=$((r + $?))
 run x 0 --backend cpu --calls 3 --no-baselines --warmup 0 --reps 1 --csv "$tmp.c.csv" 4_2x2
 r=$((r + $?))
-grep -q '^# --calls 3 ignored: CPU calls are synchronous' "$tmp.out" && [ "$(tail -n 1 "$tmp.c.csv" | sed 's/.*,//')" = 1 ]
+grep -q '^# --calls 3 ignored: CPU calls are synchronous' "$tmp.out" && [ "$(tail -n 1 "$tmp.c.csv" | cut -d, -f19)" = 1 ]
 ok $((r + $?)) "--calls 0: exit 2 with the reason; --calls 3 on the CPU: said to be ignored, the CSV says 1"
 run x 2 --backend cpu
 ok $? "no shapes: exit 2"
