@@ -17,7 +17,7 @@ if ! command -v python3 > /dev/null 2>&1; then
   exit 0
 fi
 
-echo "1..17"
+echo "1..18"
 
 # mk OUT ISSUE [EDIT...]: a CSV of every shape the issue's targets name,
 # each value a little past its bound (so that one edit can miss it); EDIT
@@ -32,7 +32,7 @@ from bench_gpytorch import CPU, STANDARD as std, parse_shape
 cpu = CPU + ["1_8x8^7"]
 cols = ["shape", "m", "factors", "type", "side", "trans", "backend", "threads", "ms", "gflops", "floor_pct",
         "gemm_pct", "baseline_shuffle_ms", "baseline_gemm_ms", "speedup_shuffle", "speedup_gemm", "verify",
-        "copy_pct", "calls", "gpytorch_ms", "gpytorch_gflops", "speedup_gpytorch"]
+        "copy_pct", "calls", "beta", "gpytorch_ms", "gpytorch_gflops", "speedup_gpytorch"]
 rows = []
 def row(shape, t, backend, **kw):
     r = dict.fromkeys(cols, "")
@@ -179,7 +179,7 @@ r=$?
 targets 1 "$script" --issue 4 "$tmp.b.csv"
 r2=$?
 has MISSING "copy bandwidth: no value for 1_8x8\\^7 s" && ! grep -q Traceback "$tmp.out" &&
-  head -n 1 "$tmp.b.csv" | grep -q ',verify,copy_pct,calls$' && grep -q '; one call a timed rep)$' "$tmp.out"
+  head -n 1 "$tmp.b.csv" | grep -q ',verify,copy_pct,calls,beta$' && grep -q '; one call a timed rep)$' "$tmp.out"
 ok $((r + r2 + $?)) "a CSV from kronblas-bench: read, its missing shapes MISSING, its timing named"
 
 # the timing each row was taken with (kronblas-bench --calls) is named
@@ -188,5 +188,18 @@ targets 1 "$script" "$tmp.c.csv"
 r=$?
 grep -q 'the mean of 1/20 back-to-back calls (kronblas-bench --calls))$' "$tmp.out"
 ok $((r + $?)) "--calls rows: the report says so"
+
+# rows timed with beta != 0 (kronblas-bench --beta) do not count: the
+# targets are for beta = 0
+mk "$tmp.e.csv" 3 1024_8x8^5:s:beta=1
+targets 1 "$script" "$tmp.e.csv"
+r=$?
+has MISSING "P <= 32 at >= 50% of the roofline floor: no value for 1024_8x8\\^5 s$"
+r=$((r + $?))
+mk "$tmp.e.csv" 3 1024_8x8^5:s:beta=0
+targets 1 "$script" "$tmp.e.csv"
+r=$((r + $?))
+has MET "P <= 32 at >= 50% of the roofline floor"
+ok $((r + $?)) "a row with beta 1 is left out (its shape MISSING), one with beta 0 counts"
 
 exit $failed
