@@ -9,7 +9,8 @@ same shape, type, side and trans in earlier ones), optionally joined with
 GPyTorch's times by `tools/bench_gpytorch.py --join` (its speedup_gpytorch
 column).  The issue is the one of the rows' backend (cuda: 3, cpu: 4)
 unless --issue says.  Only rows of the issue's side and layout (left, NN)
-and beta = 0 (the bench's default; --beta rows read Y) count.  One line per target:
+and beta = 0 (the bench's default; --beta rows read Y) count.  One line
+per target:
 
     MET      every row of the target meets it (the closest one is named)
     MISSED   the rows that do not, each with its value
