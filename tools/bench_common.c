@@ -136,8 +136,7 @@ int kb_bench_prob_init(kb_bench_prob_t *pb, const kb_bench_shape_t *sh, kronblas
   }
   if (pb->cplx)
     pb->flops *= 4.0;
-  pb->bytes = (double)(pb->xcount + pb->ycount) * (double)pb->esz;
-  pb->beta = 0.0;
+  kb_bench_prob_set_beta(pb, 0.0);
   return 0;
 }
 

@@ -1372,12 +1372,10 @@ static struct {
 static std::mutex kb_gemm_lock;
 
 // Whether device dev (< KB_CUDA_MAXDEV) has the TMA: sm_90 on; the kernels
-// built for older targets leave its stores out.  Asked once a device.
-static bool kb_gemm_dev_has_tma(int dev)
+// built for older targets leave its stores out.  Asked once a device;
+// kb_gemm_lock held.
+static bool kb_gemm_dev_has_tma_locked(int dev)
 {
-  if (dev < 0 || dev >= KB_CUDA_MAXDEV)
-    return false;
-  std::lock_guard<std::mutex> lock(kb_gemm_lock);
   if (kb_gemm_dev[dev].tma == 0) {
     int major = 0;
     if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess) {
@@ -1387,6 +1385,14 @@ static bool kb_gemm_dev_has_tma(int dev)
     kb_gemm_dev[dev].tma = major >= 9 ? 1 : -1;
   }
   return kb_gemm_dev[dev].tma > 0;
+}
+
+static bool kb_gemm_dev_has_tma(int dev)
+{
+  if (dev < 0 || dev >= KB_CUDA_MAXDEV)
+    return false;
+  std::lock_guard<std::mutex> lock(kb_gemm_lock);
+  return kb_gemm_dev_has_tma_locked(dev);
 }
 
 extern "C" const kb_cuda_gemm_info_t *kb_cuda_gemm_info(int index)
@@ -1475,23 +1481,23 @@ static int kb_gemm_occupancy_locked(int dev, int i)
   return kb_gemm_dev[dev].occ[i];
 }
 
-// Blocks per SM of instantiation i on the current device, its shared-memory
-// limit raised on the way (once per device); 0 on error.
-static int kb_gemm_occupancy(int i)
+// Blocks per SM of instantiation i on device dev (the current one), its
+// shared-memory limit raised on the way (once per device); 0 on error.
+// *tma: a TMA entry on a device with the TMA.  One lock a launch.
+static int kb_gemm_occupancy(int dev, int i, int *tma)
 {
-  int dev = 0;
-  if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= KB_CUDA_MAXDEV) {
-    (void)cudaGetLastError();
+  *tma = 0;
+  if (dev < 0 || dev >= KB_CUDA_MAXDEV)
     return 0;
-  }
   std::lock_guard<std::mutex> lock(kb_gemm_lock);
+  *tma = kb_gemm_table[i].info.tma && kb_gemm_dev_has_tma_locked(dev);
   return kb_gemm_occupancy_locked(dev, i);
 }
 
 extern "C" int kb_cuda_gemm_launch(const kb_cuda_step_t *st, void *stream)
 {
   const int i = KB_KERNEL_GEMM_0 - st->kernel;
-  int dev, nsm, smem_max, occ, f;
+  int dev, nsm, smem_max, occ, tma_dev, f;
   int64_t b;
   if (i < 0 || i >= kb_gemm_n || st->nf != kb_gemm_table[i].info.F || st->in_is != 1 || st->out_is != 1 ||
       st->dev_scalars || kb_cuda_gemm_find(st->type, st->p[0], st->q[0], st->K, i) != 0)
@@ -1499,7 +1505,7 @@ extern "C" int kb_cuda_gemm_launch(const kb_cuda_step_t *st, void *stream)
   for (f = 1; f < st->nf; f++)
     if (st->p[f] != st->p[0] || st->q[f] != st->q[0])
       return (int)cudaErrorInvalidValue;
-  if (kb_cuda_dev_props(&dev, &nsm, &smem_max) != 0 || (occ = kb_gemm_occupancy(i)) <= 0)
+  if (kb_cuda_dev_props(&dev, &nsm, &smem_max) != 0 || (occ = kb_gemm_occupancy(dev, i, &tma_dev)) <= 0)
     return (int)cudaErrorInvalidConfiguration;
   const kb_cuda_gemm_info_t *g = &kb_gemm_table[i].info;
   kb_gemm_args a;
@@ -1523,7 +1529,7 @@ extern "C" int kb_cuda_gemm_launch(const kb_cuda_step_t *st, void *stream)
   a.beta_zero = st->beta_zero || st->beta == nullptr;
   a.beta = a.beta_zero ? 0.0f : *(const float *)st->beta;
   a.tma = 0;
-  a.tma_dev = g->tma && kb_gemm_dev_has_tma(dev);   // asked (under the lock) by the TMA entries only
+  a.tma_dev = tma_dev;
   const int64_t cap = (int64_t)occ * nsm;
   const unsigned grid = (unsigned)(a.ntiles < cap ? a.ntiles : cap);
   if (grid == 0)
