@@ -11,7 +11,9 @@
 #
 # The bench runs with KRONBLAS_TUNE=0 (model plans) unless the caller's
 # environment sets it.  The trees stay built in /tmp/kb-ab-old and
-# /tmp/kb-ab-new for later steps of the same call.  Logs and the CSVs
+# /tmp/kb-ab-new for later steps of the same call, or of a later call on
+# the same (still warm) machine: KB_AB_REUSE=1 skips unpacking and building
+# and times the trees already there.  Logs and the CSVs
 # (ab-old-R.csv, ab-new-R.csv) go to $OUT (or /tmp/kb-out); the last lines
 # printed are one row per shape and type: the old and new times (ms) of
 # every round and the range of the faster baseline's.
@@ -37,12 +39,19 @@ build() {   # build TAG TARBALL
   ./configure --with-cuda-arch=90 > "$out/$1-configure.log" 2>&1 &&
     make -j8 > "$out/$1-make.log" 2>&1
 }
-t0=$(date +%s)
-(build old "$old") & pid=$!
-(build new "$new"); rn=$?
-wait $pid; ro=$?
-echo "build: old rc $ro, new rc $rn, $(( $(date +%s) - t0 )) s"
-[ $ro -eq 0 ] && [ $rn -eq 0 ] || { tail -n 20 "$out/old-make.log" "$out/new-make.log"; exit 1; }
+if [ "${KB_AB_REUSE:-0}" = 1 ]; then
+  for v in old new; do
+    [ -x /tmp/kb-ab-$v/kronblas-*/tools/kronblas-bench ] || { echo "KB_AB_REUSE=1: no built tree /tmp/kb-ab-$v"; exit 1; }
+  done
+  echo "build: reusing /tmp/kb-ab-old and /tmp/kb-ab-new"
+else
+  t0=$(date +%s)
+  (build old "$old") & pid=$!
+  (build new "$new"); rn=$?
+  wait $pid; ro=$?
+  echo "build: old rc $ro, new rc $rn, $(( $(date +%s) - t0 )) s"
+  [ $ro -eq 0 ] && [ $rn -eq 0 ] || { tail -n 20 "$out/old-make.log" "$out/new-make.log"; exit 1; }
+fi
 
 r=1
 while [ $r -le "$rounds" ]; do
