@@ -156,8 +156,48 @@ __device__ __forceinline__ void kb_gemm_stage_fused(const kb_gemm_args &a, float
     kb_gemm_stage_factor<P, P, NT>(a.F3, a.fs_l3, a.fs_k3, Fs + 3 * P * P);
 }
 
-// The epilogue of one output v going to y: beta = 0 never reads y.
-__device__ __forceinline__ float kb_gemm_epi(const kb_gemm_args &a, float v, const float *y)
+// Whether the epilogue reads the old output (beta != 0).
+__device__ __forceinline__ bool kb_gemm_reads_y(const kb_gemm_args &a)
+{
+  return a.epilogue == KB_EPI_AXPBY && !a.beta_zero;
+}
+
+// The epilogue of one output v whose old value is w (read only where
+// kb_gemm_reads_y).
+__device__ __forceinline__ float kb_gemm_epi(const kb_gemm_args &a, float v, float w)
+{
+  if (a.epilogue == KB_EPI_NONE)
+    return v;
+  if (kb_gemm_reads_y(a))
+    return a.alpha * v + a.beta * w;
+  return a.alpha * v;
+}
+
+// The old values of N outputs y[0], y[d], y[2 d], ... into w, all loads
+// before any use: the store loops that follow may alias them as far as the
+// compiler knows, so a load left beside its store would wait out a whole
+// memory latency per output (beta != 0 ran 2-3.5x slower that way).
+// beta = 0 never reads y.
+template <int N>
+__device__ __forceinline__ void kb_gemm_old(const kb_gemm_args &a, const float *y, int d, float (&w)[N])
+{
+  if (kb_gemm_reads_y(a)) {
+#pragma unroll
+    for (int i = 0; i < N; i++)
+      w[i] = y[i * d];
+  } else {
+#pragma unroll
+    for (int i = 0; i < N; i++)
+      w[i] = 0.0f;
+  }
+}
+
+// The epilogue of one output at y, its old value read right beside its
+// store: the k-major and register-tiled kernels (kb_gemm_kt_kernel,
+// kb_gemm_kernel) keep it, because loading a group first there made beta = 0
+// 2-3% slower and beta != 0 only 1-3% faster (session 46).  Its test is
+// spelled out, not kb_gemm_reads_y: that alone changed kt's code.
+__device__ __forceinline__ float kb_gemm_epi_at(const kb_gemm_args &a, float v, const float *y)
 {
   if (a.epilogue == KB_EPI_NONE)
     return v;
@@ -169,7 +209,7 @@ __device__ __forceinline__ float kb_gemm_epi(const kb_gemm_args &a, float v, con
 // The same for four consecutive outputs, y read with one 16-byte load
 // when FAST (aligned).
 template <int FAST>
-__device__ __forceinline__ float4 kb_gemm_epi4(const kb_gemm_args &a, float4 v, const float *y)
+__device__ __forceinline__ float4 kb_gemm_epi4_at(const kb_gemm_args &a, float4 v, const float *y)
 {
   if (a.epilogue == KB_EPI_AXPBY && !a.beta_zero) {
     const float4 w = FAST ? *(const float4 *)y : make_float4(y[0], y[1], y[2], y[3]);
@@ -265,7 +305,7 @@ kb_gemm_kernel(const kb_gemm_args a)
 #pragma unroll
         for (int i = 0; i < 8; i++) {
           float *yi = y + i * (TS / 8);
-          *yi = kb_gemm_epi(a, acc[i][j], yi);
+          *yi = kb_gemm_epi_at(a, acc[i][j], yi);
           acc[i][j] = 0.0f;
         }
       }
@@ -405,7 +445,7 @@ kb_gemm_kt_kernel(const kb_gemm_args a)
 #pragma unroll
         for (int h = 0; h < 2; h++) {
           float *y = o + (int64_t)l * a.S + h * (TS / 2);
-          const float4 v = kb_gemm_epi4<FAST>(
+          const float4 v = kb_gemm_epi4_at<FAST>(
               a, make_float4(acc[4 * h][j], acc[4 * h + 1][j], acc[4 * h + 2][j], acc[4 * h + 3][j]), y);
           if (FAST) {
             *(float4 *)y = v;
@@ -565,12 +605,12 @@ __global__ void __launch_bounds__(4 * U, MINB) kb_gemm_pair_kernel(const kb_gemm
       // 32-bit offsets within the row: one a column, stepped by K / 16
 #pragma unroll
       for (int j = 0; j < 4; j++) {
-        int o = (8 * h * P + j) * s0;
+        float *yj = y + (8 * h * P + j) * s0;
+        float w[8];
+        kb_gemm_old(a, yj, P * s0, w);
 #pragma unroll
-        for (int i = 0; i < 8; i++) {
-          y[o] = kb_gemm_epi(a, acc[j][i], y + o);
-          o += P * s0;
-        }
+        for (int i = 0; i < 8; i++)
+          yj[i * P * s0] = kb_gemm_epi(a, acc[j][i], w[i]);
       }
     }
   }
@@ -688,12 +728,12 @@ __global__ void __launch_bounds__(kb_gemm_trip8_shape<ST>::NT, 1) kb_gemm_trip8_
     // Y[l2][r1][4 tq + j][u]: 32-bit offsets within the row
 #pragma unroll
     for (int j = 0; j < 4; j++) {
-      int o = (r1 * P + 4 * tq + j) * s0;
+      float *yj = y + (r1 * P + 4 * tq + j) * s0;
+      float w[P];
+      kb_gemm_old(a, yj, P * P * s0, w);
 #pragma unroll
-      for (int l = 0; l < P; l++) {
-        y[o] = kb_gemm_epi(a, Z[l][j], y + o);
-        o += P * P * s0;
-      }
+      for (int l = 0; l < P; l++)
+        yj[l * P * P * s0] = kb_gemm_epi(a, Z[l][j], w[l]);
     }
   }
   kb_cp_wait<0>();
@@ -779,18 +819,21 @@ __device__ __forceinline__ void kb_gemm_issue_halves(const kb_gemm_args &a, floa
   }
 }
 
-// Two outputs of neighbouring slabs, v0 at y[0] and v1 at y[1], one 8-byte
-// access each way where y is aligned to 8 bytes.
-__device__ __forceinline__ void kb_gemm_put2(const kb_gemm_args &a, float v0, float v1, float *y, bool al)
+// The old values of two outputs of neighbouring slabs, y[0] and y[1], one
+// 8-byte load where y is aligned to 8 bytes.
+__device__ __forceinline__ float2 kb_gemm_old2(const kb_gemm_args &a, const float *y, bool al)
 {
-  if (a.epilogue == KB_EPI_AXPBY && !a.beta_zero) {
-    const float2 w = al ? *(const float2 *)y : make_float2(y[0], y[1]);
-    v0 = a.alpha * v0 + a.beta * w.x;
-    v1 = a.alpha * v1 + a.beta * w.y;
-  } else if (a.epilogue != KB_EPI_NONE) {
-    v0 *= a.alpha;
-    v1 *= a.alpha;
-  }
+  if (!kb_gemm_reads_y(a))
+    return make_float2(0.0f, 0.0f);
+  return al ? *(const float2 *)y : make_float2(y[0], y[1]);
+}
+
+// Two outputs of neighbouring slabs, v0 at y[0] and v1 at y[1] (their old
+// values w), one 8-byte store where y is aligned to 8 bytes.
+__device__ __forceinline__ void kb_gemm_put2(const kb_gemm_args &a, float v0, float v1, float2 w, float *y, bool al)
+{
+  v0 = kb_gemm_epi(a, v0, w.x);
+  v1 = kb_gemm_epi(a, v1, w.y);
   if (al) {
     *(float2 *)y = make_float2(v0, v1);
   } else {
@@ -823,11 +866,13 @@ __device__ __forceinline__ void kb_gemm_halves_out(const kb_gemm_args &a, int64_
   for (int k = 0; k < NK; k++) {
     const float4 z = S4[k * NT];
     const float zv[4] = { z.x, z.y, z.z, z.w };
+    float2 w[4];   // loaded before any store (kb_gemm_old says why)
 #pragma unroll
-    for (int j = 0; j < 4; j++) {
-      const int o = pos(k, j);
-      kb_gemm_put2(a, zv[j], Z[k][j], y + o, al);
-    }
+    for (int j = 0; j < 4; j++)
+      w[j] = kb_gemm_old2(a, y + pos(k, j), al);
+#pragma unroll
+    for (int j = 0; j < 4; j++)
+      kb_gemm_put2(a, zv[j], Z[k][j], w[j], y + pos(k, j), al);
   }
 }
 
