@@ -16,7 +16,8 @@
 # and times the trees already there.  Logs and the CSVs
 # (ab-old-R.csv, ab-new-R.csv) go to $OUT (or /tmp/kb-out); the last lines
 # printed are one row per shape and type: the old and new times (ms) of
-# every round and the range of the faster baseline's.
+# every round, the new mean's change against the old mean (negative:
+# faster) and the range of the faster baseline's.
 set -u
 if [ $# -lt 4 ]; then
   echo "usage: $0 OLD.tar.gz NEW.tar.gz ROUNDS BENCH-ARG..." >&2
@@ -79,8 +80,13 @@ for r in range(1, rounds + 1):
             if b:
                 d["base"].append(min(b))
             d["verify"].add(row.get("verify", "-"))
+def mean(v):
+    v = [float(x) for x in v]
+    return sum(v) / len(v) if v else float("nan")
 for (shape, t), d in rows.items():
     base = "faster baseline %.4f-%.4f" % (min(d["base"]), max(d["base"])) if d["base"] else ""
-    print("%-24s %s old %s new %s %s %s" % (shape, t, "/".join(d["old"]), "/".join(d["new"]), base,
-                                             ",".join(sorted(d["verify"]))))
+    o, n = mean(d["old"]), mean(d["new"])
+    change = "%+.1f%%" % ((n / o - 1) * 100) if o > 0 and n == n else "-"
+    print("%-24s %s old %s new %s %s %s %s" % (shape, t, "/".join(d["old"]), "/".join(d["new"]), change, base,
+                                                ",".join(sorted(d["verify"]))))
 PY
