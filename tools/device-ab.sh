@@ -10,10 +10,11 @@
 #        --type s,d --reps 100 --verify --no-ceilings 50_32x8,64x128 10_52x50,65x20
 #
 # The bench runs with KRONBLAS_TUNE=0 (model plans) unless the caller's
-# environment sets it.  The trees stay built in /tmp/kb-ab-old and
-# /tmp/kb-ab-new for later steps of the same call, or of a later call on
-# the same (still warm) machine: KB_AB_REUSE=1 skips unpacking and building
-# and times the trees already there.  Logs and the CSVs
+# environment sets it.  The trees stay built in $KB_AB_DIR/kb-ab-old and
+# $KB_AB_DIR/kb-ab-new (KB_AB_DIR default /tmp) for later steps of the
+# same call, or of a later call on the same (still warm) machine:
+# KB_AB_REUSE=1 skips unpacking and building and times the trees already
+# there (tools/t-device-ab.sh runs it so on made-up trees).  Logs and the CSVs
 # (ab-old-R.csv, ab-new-R.csv) go to $OUT (or /tmp/kb-out); the last lines
 # printed are one row per shape and type: the old and new times (ms) of
 # every round, the new mean's change against the old mean (negative:
@@ -32,9 +33,10 @@ mkdir -p "$out"
 export PATH=/usr/local/cuda/bin:$PATH
 : "${KRONBLAS_TUNE:=0}"
 export KRONBLAS_TUNE
+dir=${KB_AB_DIR:-/tmp}
 
 build() {   # build TAG TARBALL
-  w=/tmp/kb-ab-$1
+  w=$dir/kb-ab-$1
   rm -rf "$w" && mkdir -p "$w" && tar -C "$w" -xzf "$2" || return 1
   cd "$w"/kronblas-* || return 1
   ./configure --with-cuda-arch=90 > "$out/$1-configure.log" 2>&1 &&
@@ -42,9 +44,9 @@ build() {   # build TAG TARBALL
 }
 if [ "${KB_AB_REUSE:-0}" = 1 ]; then
   for v in old new; do
-    [ -x /tmp/kb-ab-$v/kronblas-*/tools/kronblas-bench ] || { echo "KB_AB_REUSE=1: no built tree /tmp/kb-ab-$v"; exit 1; }
+    [ -x "$dir"/kb-ab-$v/kronblas-*/tools/kronblas-bench ] || { echo "KB_AB_REUSE=1: no built tree $dir/kb-ab-$v"; exit 1; }
   done
-  echo "build: reusing /tmp/kb-ab-old and /tmp/kb-ab-new"
+  echo "build: reusing $dir/kb-ab-old and $dir/kb-ab-new"
 else
   t0=$(date +%s)
   (build old "$old") & pid=$!
@@ -57,7 +59,7 @@ fi
 r=1
 while [ $r -le "$rounds" ]; do
   for v in old new; do
-    (cd /tmp/kb-ab-$v/kronblas-* && ./tools/kronblas-bench --csv "$out/ab-$v-$r.csv" "$@" > "$out/ab-$v-$r.txt" 2>&1) ||
+    (cd "$dir"/kb-ab-$v/kronblas-* && ./tools/kronblas-bench --csv "$out/ab-$v-$r.csv" "$@" > "$out/ab-$v-$r.txt" 2>&1) ||
       echo "round $r, $v: kronblas-bench failed (see ab-$v-$r.txt)"
   done
   r=$((r + 1))

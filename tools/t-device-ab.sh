@@ -1,0 +1,62 @@
+#!/bin/sh
+# t-device-ab.sh - TAP test of tools/device-ab.sh (the GPU machine's
+# before/after timing) without a GPU: KB_AB_REUSE=1 on two made-up trees
+# whose kronblas-bench writes a fixed CSV, so that the rounds, the
+# arguments passed on and the summary (times, change, baselines, verify)
+# can be checked; and the errors it must stop at.  SKIPs without python3.
+tools=${top_srcdir:-.}/tools
+script=$tools/device-ab.sh
+tmp=${TMPDIR:-/tmp}/t-device-ab.$$
+trap 'rm -rf "$tmp" "$tmp".*' EXIT
+. "${top_srcdir:-.}/tools/tap.sh"
+
+if ! command -v python3 > /dev/null 2>&1; then
+  echo "1..0 # SKIP python3 not found"
+  exit 0
+fi
+
+echo "1..7"
+
+# tree V MS: a made-up built tree whose bench writes one row of MS ms (and
+# "nan" for a second shape) and records its arguments
+tree() {
+  d=$tmp/kb-ab-$1/kronblas-0
+  mkdir -p "$d/tools"
+  cat > "$d/tools/kronblas-bench" <<SH
+#!/bin/sh
+echo "\$@" >> "$tmp/args-$1"
+csv=\$2
+printf 'shape,type,ms,baseline_gemm_ms,baseline_shuffle_ms,verify\n' > "\$csv"
+printf 'A_8x8^5,s,$2,0.5,0.4,PASS\n' >> "\$csv"
+printf 'B_2x2^2,s,nan,,,-\n' >> "\$csv"
+SH
+  chmod +x "$d/tools/kronblas-bench"
+}
+
+mkdir -p "$tmp"
+KB_AB_DIR=$tmp KB_AB_REUSE=1 OUT=$tmp/out sh "$script" x.tar.gz y.tar.gz 1 --type s > "$tmp.out" 2>&1
+rc=$?
+sed 's/^/# /' "$tmp.out"
+ok $(test $rc -eq 1 && grep -q "no built tree $tmp/kb-ab-old" "$tmp.out"; echo $?) \
+  "KB_AB_REUSE=1 without built trees stops, naming the missing one"
+
+tree old 0.200
+tree new 0.190
+KB_AB_DIR=$tmp KB_AB_REUSE=1 OUT=$tmp/out sh "$script" x.tar.gz y.tar.gz 2 --type s --beta 1 > "$tmp.out" 2>&1
+rc=$?
+sed 's/^/# /' "$tmp.out"
+ok $rc "reusing made-up trees, two rounds: exit 0"
+ok $(grep -q "^build: reusing $tmp/kb-ab-old and $tmp/kb-ab-new" "$tmp.out"; echo $?) "says which trees it reuses"
+ok $(grep -Eq '^A_8x8\^5 +s old 0\.200/0\.200 new 0\.190/0\.190 -5\.0% faster baseline 0\.4000-0\.4000 PASS$' "$tmp.out"
+     echo $?) "a row: both rounds' times, the change (-5.0%), the faster baseline's range, verify"
+ok $(grep -Eq '^B_2x2\^2 +s old nan/nan new nan/nan - +-$' "$tmp.out"; echo $?) \
+  "a row without times: no change, no baseline"
+ok $(test "$(cat "$tmp/args-old")" = "--csv $tmp/out/ab-old-1.csv --type s --beta 1
+--csv $tmp/out/ab-old-2.csv --type s --beta 1" && test "$(wc -l < "$tmp/args-new")" -eq 2; echo $?) \
+  "each round runs each tree's bench once with its own CSV and the arguments given"
+
+sh "$script" x y > "$tmp.out" 2>&1
+rc=$?
+sed 's/^/# /' "$tmp.out"
+ok $(test $rc -eq 2 && grep -q usage "$tmp.out"; echo $?) "too few arguments: exit 2 and the usage"
+exit $failed
