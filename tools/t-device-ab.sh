@@ -10,10 +10,7 @@ tmp=${TMPDIR:-/tmp}/t-device-ab.$$
 trap 'rm -rf "$tmp" "$tmp".*' EXIT
 . "${top_srcdir:-.}/tools/tap.sh"
 
-if ! command -v python3 > /dev/null 2>&1; then
-  echo "1..0 # SKIP python3 not found"
-  exit 0
-fi
+tap_need python3
 
 echo "1..7"
 

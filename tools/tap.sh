@@ -2,7 +2,8 @@
 # sourced after they set $tmp.  ok RC TEXT prints one TAP line (RC 0 is a
 # pass) and remembers a failure in $failed; tap_run PROG EXPECTED_RC
 # ARGS... runs PROG, leaves its output in $tmp.out, shows it as TAP
-# comments, and is true when PROG exited with EXPECTED_RC.
+# comments, and is true when PROG exited with EXPECTED_RC; tap_need CMD
+# skips the whole script (exit 0) where CMD is not on the PATH.
 n=0
 failed=0
 
@@ -24,4 +25,11 @@ tap_run() {
   rc=$?
   sed 's/^/# /' "$tmp.out"
   [ "$rc" -eq "$want" ]
+}
+
+tap_need() {
+  if ! command -v "$1" > /dev/null 2>&1; then
+    echo "1..0 # SKIP $1 not found"
+    exit 0
+  fi
 }
