@@ -819,6 +819,9 @@ __device__ __forceinline__ void kb_gemm_issue_halves(const kb_gemm_args &a, floa
   }
 }
 
+// Asks L2 for the line holding p: no register, no wait.
+__device__ __forceinline__ void kb_gemm_prefetch_l2(const void *p) { asm volatile("prefetch.global.L2 [%0];" ::"l"(p)); }
+
 // The old values of two outputs of neighbouring slabs, y[0] and y[1], one
 // 8-byte load where y is aligned to 8 bytes.
 __device__ __forceinline__ float2 kb_gemm_old2(const kb_gemm_args &a, const float *y, bool al)
@@ -846,7 +849,7 @@ __device__ __forceinline__ void kb_gemm_put2(const kb_gemm_args &a, float v0, fl
 // (float4 k at k NT + tid: conflict-free), or, in the second half, back out
 // beside this half's: output k, j of slab 2 u + h goes to y[pos(k, j)] of
 // the tile, pos counted in slabs.
-template <int NT, int NK, class Pos>
+template <int NT, int NK, bool PF, class Pos>
 __device__ __forceinline__ void kb_gemm_halves_out(const kb_gemm_args &a, int64_t g, float *Sg, int tid, int u,
                                                    const float (&Z)[NK][4], Pos pos)
 {
@@ -855,6 +858,19 @@ __device__ __forceinline__ void kb_gemm_halves_out(const kb_gemm_args &a, int64_
 #pragma unroll
     for (int k = 0; k < NK; k++)
       S4[k * NT] = make_float4(Z[k][0], Z[k][1], Z[k][2], Z[k][3]);
+    // PF (the plain kernels, which beta != 0 takes): ask L2 now for the old
+    // outputs the second half reads, a whole half of the tile's work ahead;
+    // one thread of the four (u) whose pairs make up a 32-byte row.
+    if (PF && kb_gemm_reads_y(a) && u == 0) {
+      int64_t r, sb;
+      kb_gemm_tile(a, g, 2, &r, &sb);
+      const float *y = a.out + r * a.out_rs + sb * 8;
+#pragma unroll
+      for (int k = 0; k < NK; k++)
+#pragma unroll
+        for (int j = 0; j < 4; j++)
+          kb_gemm_prefetch_l2(y + pos(k, j));
+    }
     return;
   }
   int64_t r, sb;
@@ -1038,7 +1054,7 @@ __global__ void __launch_bounds__(kb_gemm_trip16_shape<ST>::NT, 1)
     if (TMA && (it & 1) == 1) {
       kb_gemm_trip16_tma_out<S>(a, tm, it, Sg, tid, u, r1, tq, Z);
     } else {
-      kb_gemm_halves_out<NT, P>(a, it, Sg, tid, u, Z,
+      kb_gemm_halves_out<NT, P, !TMA>(a, it, Sg, tid, u, Z,
                                 [&](int l, int j) { return ((l * P + r1) * P + 4 * tq + j) * s0; });
     }
   }
@@ -1178,7 +1194,7 @@ __global__ void __launch_bounds__(kb_gemm_quad8_shape<ST>::NT, 1)
     if (TMA && (it & 1) == 1) {
       kb_gemm_quad8_tma_out<S>(a, tm, it, Sg, tid, u, c, tq, V, nb);
     } else {
-      kb_gemm_halves_out<NT, P>(a, it, Sg, tid, u, V,
+      kb_gemm_halves_out<NT, P, !TMA>(a, it, Sg, tid, u, V,
                                 [&](int l, int j) { return (l * P * P * P + (4 * tq + j) * P * P + c) * s0; });
     }
   }
