@@ -157,6 +157,51 @@ static void batch_walk(void)
   kronblasForgetWisdom(tc_gpu);
 }
 
+/* The beta != 0 twins of the float 32x32 configurations (kb_fast.cuh,
+ * kb_fast_twin: they ask L2 for the old outputs a tile blends into) as the
+ * last launch, the one that blends into Y: enough vectors that blocks walk
+ * several tiles, a batch, random transposes of the factors and leading
+ * dimensions; beta random, or (scalars on the device, where the host
+ * cannot see it) now and then 0 over a poisoned Y.  Quick mode: a few
+ * vectors. */
+static void beta_twin(void)
+{
+  static const struct {
+    int n;
+    int64_t m;
+    const char *word;
+  } w[] = {
+    { 3, 140, "fast:t0:p32:q32:f1:tk8192:tm1:tp32:rk4:rq16:rm1:st2:xu2" },
+    { 3, 140, "fast:t0:p32:q32:f2:tk8192:tm1:tp32:rk4:rq16:rm1:st2:xu2" },
+    { 3, 300, "fast:t0:p32:q32:f3:tk32768:tm1:tp32:rk16:rq8:rm1:st1:xu1" },
+  };
+  size_t s;
+  int rep;
+  for (s = 0; s < sizeof w / sizeof w[0]; s++)
+    for (rep = 0; rep < 2; rep++) {
+      const int F = tv_word_f(w[s].word);
+      int64_t p[TC_MAXF];
+      char plan[512];
+      size_t o = 0;
+      tc_case_t c;
+      int f;
+      for (f = 0; f < w[s].n; f++)
+        p[f] = 32;
+      for (f = w[s].n - 1; f >= F && o < sizeof plan; f--)
+        o += (size_t)snprintf(plan + o, sizeof plan - o, "%d:1:generic ", f);
+      if (o < sizeof plan)
+        snprintf(plan + o, sizeof plan - o, "%d:%d:%s", F - 1, F, w[s].word);
+      tc_case_init(&c, KRONBLAS_R_32F, KRONBLAS_SIDE_LEFT, KRONBLAS_OP_N, (int)tc_range(0, 2),
+                   tc_quick() ? 3 : w[s].m + (int64_t)tc_range(0, 5), w[s].n, p, p);
+      if (tc_range(0, 1)) c.ldy = tc_K(&c) + 4 * tc_range(1, 3);
+      c.dev_ptr = rep;
+      if (rep == 1 && tc_range(0, 2) == 0) c.beta[0] = c.beta[1] = 0;
+      tc_case_batch(&c, 2);
+      ts_forced(&c, plan);
+    }
+  kronblasForgetWisdom(tc_gpu);
+}
+
 /* Words of tiles no kernel has, and whole-vector tiles on longer vectors,
  * are refused on import, variant or not. */
 static void bad_words(void)
@@ -182,6 +227,7 @@ int main(void)
   ts_setup("t-cuda-variant");
   bad_words();
   batch_walk();
+  beta_twin();
   shape(KRONBLAS_R_32F, 9, 3, 32);
   shape(KRONBLAS_R_64F, 5, 3, 32);
   shape(KRONBLAS_R_32F, 7, 4, 16);

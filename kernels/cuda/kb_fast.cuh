@@ -248,8 +248,14 @@ __device__ __forceinline__ void kb_fast_cp_elems(T *dst, const T *src, bool vec,
 // kb_jit_name): one copy of the multiply instead of F - 1 is less NVRTC
 // time, and the loop body (two barriers, a register-to-shared store, a
 // whole multiply) leaves little for unrolling to overlap.
+//
+// YP: the twin launched where the step blends into Y (beta != 0; only
+// where kb_fast_twin says).  As a tile starts it asks L2 for the lines of
+// the old outputs its epilogue will read, so that those reads do not each
+// wait on DRAM.  A twin rather than a runtime test: in the one kernel the
+// prefetch cost beta = 0 2-2.5% on the 32x32 plans (session 46).
 template <typename T, int P, int Q, int F, int TP, int NS, int TM, int RM, int RK, int RQ, int ST, int XU,
-          int VW, int FU = KB_CUDA_MAXF>
+          int VW, int FU = KB_CUDA_MAXF, bool YP = false>
 __global__ void __launch_bounds__(kb_fast_shape<T, P, Q, F, TP, NS, TM, RM, RK, RQ, ST, XU, VW>::NT)
 kb_fast_kernel(const kb_fast_args<T> a)
 {
@@ -427,6 +433,32 @@ kb_fast_kernel(const kb_fast_args<T> a)
     }
   };
 
+  // YP: asks L2 for the lines of the outputs epilogue(tile) will read.
+  auto prefetch_out = [&](int64_t tile) {
+    const kb_tile_pos pos = kb_tile_split(tile, nslab, nrb, small);
+    const int64_t slab = pos.slab, rb = pos.rb, b = pos.b;
+    const unsigned eb = (unsigned)(qg * RQ * NS + sg * RK);
+#pragma unroll
+    for (int im = 0; im < RM; im++) {
+      const int64_t r = rb * TM + mg * RM + im;
+      if (r >= a.m)
+        continue;
+      // Through an opaque copy: the epilogue's same addresses, shared with
+      // these, would otherwise stay live in registers across the multiply.
+      const T *orow = a.out + b * a.out_bs + r * a.out_rs;
+      asm volatile("mov.b64 %0, %0;" : "+l"(orow));
+#pragma unroll 1
+      for (int j = 0; j < RQ; j++)
+#pragma unroll
+        for (int i0 = 0; i0 < RK; i0 += V) {
+          const unsigned ee = eb + (unsigned)(j * NS + i0);
+          const int64_t gi = (int64_t)(ee / RL) * kdiv + slab * RL + ee % RL;
+          asm volatile("prefetch.global.L2 [%0];" ::"l"(orow + gi * a.out_is));
+        }
+    }
+  };
+  const bool pf = YP && a.epilogue == KB_EPI_AXPBY && !bzero;
+
   // The same outputs along m (S::MSTORE): the tile's outputs go into Ys
   // (this stage's buffer) row by row, then each thread stores one element
   // of MG consecutive vectors, a sector per MG threads.
@@ -501,6 +533,8 @@ kb_fast_kernel(const kb_fast_args<T> a)
       kb_cp_wait<0>();
     }
     __syncthreads();
+    if (pf && u % NTP == 0)
+      prefetch_out(blockIdx.x + (u / NTP) * gridDim.x);
     T *Xs = smem + (ST == 2 ? (int)(u & 1) : 0) * S::STAGE;
     const T *Fs = factors(u);
     kb_fast_mac<T, V, Q, TP, NS, RM, RK, RQ, XU>(Xs, Fs, acc, sg, qg, mg);
@@ -595,6 +629,29 @@ static inline unsigned kb_fast_grid(const kb_cuda_step_t *st, int TK, int TM, in
   return (unsigned)(ntiles < cap ? ntiles : cap);
 }
 
+// Whether an entry has the beta != 0 twin (YP).  Measured on an H200,
+// beta = 1, model plans, against no twin (session 47, doc/performance.md):
+// float P = 32 (the 32x32 plans' last step) 5-16% faster; float 64x64 f2
+// (1024_64x64^2) 4.7% slower and 8x8 f3 (1024_8x8^5) no change.  Also
+// tried: the next tile's lines instead of this one's (-0.6% to +7.7%), and
+// the row pointer not laundered (32x32 f2 168 -> 253 registers, 5-18%
+// slower).  Double is unmeasured.
+template <typename T, int P>
+static constexpr bool kb_fast_twin()
+{
+  return sizeof(T) == 4 && P == 32;
+}
+
+// Blocks per SM of an entry's two twins (YP false, true), as kb_fast_attr
+// read them: the beta != 0 twin may hold more registers, and its grid then
+// shrinks by the same ratio so that its blocks are still all resident.
+template <typename T, int P, int Q, int F, int TP, int NS, int TM, int RM, int RK, int RQ, int ST, int XU>
+static int *kb_fast_twin_blocks()
+{
+  static int blocks[2];
+  return blocks;
+}
+
 template <typename T, int P, int Q, int F, int TP, int NS, int TM, int RM, int RK, int RQ, int ST, int XU>
 static int kb_fast_launch(const kb_cuda_step_t *st, void *stream, int max_blocks)
 {
@@ -604,6 +661,15 @@ static int kb_fast_launch(const kb_cuda_step_t *st, void *stream, int max_blocks
   if (st->in_is != 1 && !S::MROWS)
     return (int)cudaErrorInvalidValue;   // the planner never sends such a step here
   kb_fast_fill_args<T>(&a, st, F, VW);
+  if constexpr (kb_fast_twin<T, P>()) {
+    if (st->epilogue == KB_EPI_AXPBY && !st->beta_zero) {
+      const int *tb = kb_fast_twin_blocks<T, P, Q, F, TP, NS, TM, RM, RK, RQ, ST, XU>();
+      const int mb = tb[0] > 0 && tb[1] > 0 ? max_blocks / tb[0] * tb[1] : max_blocks;
+      kb_fast_kernel<T, P, Q, F, TP, NS, TM, RM, RK, RQ, ST, XU, VW, KB_CUDA_MAXF, true>
+          <<<kb_fast_grid(st, S::TK, TM, mb), S::NT, S::SMEM, (cudaStream_t)stream>>>(a);
+      return (int)cudaGetLastError();
+    }
+  }
   kb_fast_kernel<T, P, Q, F, TP, NS, TM, RM, RK, RQ, ST, XU, VW>
       <<<kb_fast_grid(st, S::TK, TM, max_blocks), S::NT, S::SMEM, (cudaStream_t)stream>>>(a);
   return (int)cudaGetLastError();
@@ -614,14 +680,29 @@ static int kb_fast_attr(int *blocks_per_sm)
 {
   constexpr int VW = 16 / (int)sizeof(T);
   typedef kb_fast_shape<T, P, Q, F, TP, NS, TM, RM, RK, RQ, ST, XU, VW> S;
+  // Both twins (YP) where there are two; the planner sees the beta = 0
+  // twin's occupancy.
+  void (*const k0)(kb_fast_args<T>) = kb_fast_kernel<T, P, Q, F, TP, NS, TM, RM, RK, RQ, ST, XU, VW>;
   cudaError_t err = cudaSuccess;
+  int b0 = 0, b1 = 0;
   *blocks_per_sm = 0;
   if (S::SMEM > 48 * 1024)
-    err = cudaFuncSetAttribute(kb_fast_kernel<T, P, Q, F, TP, NS, TM, RM, RK, RQ, ST, XU, VW>,
-                               cudaFuncAttributeMaxDynamicSharedMemorySize, S::SMEM);
+    err = cudaFuncSetAttribute(k0, cudaFuncAttributeMaxDynamicSharedMemorySize, S::SMEM);
   if (err == cudaSuccess)
-    err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        blocks_per_sm, kb_fast_kernel<T, P, Q, F, TP, NS, TM, RM, RK, RQ, ST, XU, VW>, S::NT, S::SMEM);
+    err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&b0, k0, S::NT, S::SMEM);
+  if constexpr (kb_fast_twin<T, P>()) {
+    void (*const k1)(kb_fast_args<T>) = kb_fast_kernel<T, P, Q, F, TP, NS, TM, RM, RK, RQ, ST, XU, VW, KB_CUDA_MAXF, true>;
+    if (err == cudaSuccess && S::SMEM > 48 * 1024)
+      err = cudaFuncSetAttribute(k1, cudaFuncAttributeMaxDynamicSharedMemorySize, S::SMEM);
+    if (err == cudaSuccess)
+      err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&b1, k1, S::NT, S::SMEM);
+  }
+  if (err == cudaSuccess) {
+    int *tb = kb_fast_twin_blocks<T, P, Q, F, TP, NS, TM, RM, RK, RQ, ST, XU>();
+    tb[0] = b0;
+    tb[1] = b1;
+    *blocks_per_sm = b0;
+  }
   return (int)err;
 }
 
