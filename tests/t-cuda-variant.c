@@ -7,7 +7,8 @@
  * random data with poisoned outputs; and a model plan made after the
  * tuning never takes one (model plans must not depend on what the process
  * tuned before).  Also the fused configurations over strided batches with
- * per-entry factors (batch_walk).  SKIPs without a CUDA device. */
+ * per-entry factors (batch_walk), and the float 32x32 configurations' beta
+ * != 0 twins as the last launch (beta_twin).  SKIPs without a CUDA device. */
 #include "t-cuda-util.c"
 #include "t-cuda-force.c"
 
