@@ -15,10 +15,15 @@
 # same call, or of a later call on the same (still warm) machine:
 # KB_AB_REUSE=1 skips unpacking and building and times the trees already
 # there (tools/t-device-ab.sh runs it so on made-up trees).  Logs and the CSVs
-# (ab-old-R.csv, ab-new-R.csv) go to $OUT (or /tmp/kb-out); the last lines
-# printed are one row per shape and type: the old and new times (ms) of
-# every round, the new mean's change against the old mean (negative:
-# faster) and the range of the faster baseline's.
+# (ab-old-R.csv, ab-new-R.csv) go to $OUT (or /tmp/kb-out).  Only the
+# library and the bench are built.  KB_AB_CONFIGURE adds arguments to both
+# trees' ./configure: "--disable-static" spares libtool's second, non-PIC
+# compile of each file (on the 2-core development machine: 84 s against
+# 159), but the programs linked statically (tools/jit-time, t-cuda-gemm,
+# t-cuda-geom) cannot be built then, so not where the call runs `make
+# check` in a tree afterwards.  The last lines printed are one row per shape and type: the
+# old and new times (ms) of every round, the new mean's change against the
+# old mean (negative: faster) and the range of the faster baseline's.
 set -u
 if [ $# -lt 4 ]; then
   echo "usage: $0 OLD.tar.gz NEW.tar.gz ROUNDS BENCH-ARG..." >&2
@@ -39,8 +44,9 @@ build() {   # build TAG TARBALL
   w=$dir/kb-ab-$1
   rm -rf "$w" && mkdir -p "$w" && tar -C "$w" -xzf "$2" || return 1
   cd "$w"/kronblas-* || return 1
-  ./configure --with-cuda-arch=90 > "$out/$1-configure.log" 2>&1 &&
-    make -j8 > "$out/$1-make.log" 2>&1
+  # shellcheck disable=SC2086 # KB_AB_CONFIGURE: words
+  ./configure --with-cuda-arch=90 ${KB_AB_CONFIGURE:-} > "$out/$1-configure.log" 2>&1 &&
+    make -j8 tools/kronblas-bench > "$out/$1-make.log" 2>&1
 }
 if [ "${KB_AB_REUSE:-0}" = 1 ]; then
   for v in old new; do

@@ -3,7 +3,9 @@
 # before/after timing) without a GPU: KB_AB_REUSE=1 on two made-up trees
 # whose kronblas-bench writes a fixed CSV, so that the rounds, the
 # arguments passed on and the summary (times, change, baselines, verify)
-# can be checked; and the errors it must stop at.  SKIPs without python3.
+# can be checked; made-up tarballs for the build (KB_AB_CONFIGURE, a tree
+# that does not build); and the errors it must stop at.  SKIPs without
+# python3.
 tools=${top_srcdir:-.}/tools
 script=$tools/device-ab.sh
 tmp=${TMPDIR:-/tmp}/t-device-ab.$$
@@ -12,7 +14,7 @@ trap 'rm -rf "$tmp" "$tmp".*' EXIT
 
 tap_need python3
 
-echo "1..7"
+echo "1..10"
 
 # tree V MS: a made-up built tree whose bench writes one row of MS ms (and
 # "nan" for a second shape) and records its arguments
@@ -51,6 +53,48 @@ ok $(grep -Eq '^B_2x2\^2 +s old nan/nan new nan/nan - +-$' "$tmp.out"; echo $?) 
 ok $(test "$(cat "$tmp/args-old")" = "--csv $tmp/out/ab-old-1.csv --type s --beta 1
 --csv $tmp/out/ab-old-2.csv --type s --beta 1" && test "$(wc -l < "$tmp/args-new")" -eq 2; echo $?) \
   "each round runs each tree's bench once with its own CSV and the arguments given"
+
+# tarball V MS [FAIL]: a made-up release tarball whose configure records
+# its arguments and whose make makes the made-up bench (or fails; making
+# everything fails too: device-ab.sh must build only the bench)
+tarball() {
+  d=$tmp/src-$1/kronblas-0
+  mkdir -p "$d/tools"
+  printf '#!/bin/sh\necho "$@" > configure.args\n' > "$d/configure"
+  chmod +x "$d/configure"
+  cat > "$d/tools/bench.in" <<SH
+#!/bin/sh
+printf 'shape,type,ms,baseline_gemm_ms,baseline_shuffle_ms,verify\n' > "\$2"
+printf 'A_8x8^5,s,$2,,,-\n' >> "\$2"
+SH
+  if [ -n "${3:-}" ]; then
+    printf 'tools/kronblas-bench:\n\t@echo made-up compile error; exit 1\n' > "$d/Makefile"
+  else
+    printf 'all:\n\texit 1\ntools/kronblas-bench:\n\tcp tools/bench.in $@ && chmod +x $@\n' > "$d/Makefile"
+  fi
+  tar -C "$tmp/src-$1" -czf "$tmp/$1.tar.gz" kronblas-0
+}
+
+tarball old 0.300
+tarball new 0.330
+KB_AB_DIR=$tmp/b KB_AB_CONFIGURE="--disable-static --without-nccl" OUT=$tmp/out2 sh "$script" "$tmp/old.tar.gz" \
+  "$tmp/new.tar.gz" 1 --type s > "$tmp.out" 2>&1
+rc=$?
+sed 's/^/# /' "$tmp.out"
+ok $(test $rc -eq 0 && grep -q "^build: old rc 0, new rc 0" "$tmp.out" &&
+     grep -Eq '^A_8x8\^5 +s old 0\.300 new 0\.330 \+10\.0% ' "$tmp.out"; echo $?) \
+  "from tarballs: both benches built in KB_AB_DIR (and nothing else), timed, +10.0%"
+ok $(r=0; for v in old new; do
+       test "$(cat "$tmp/b/kb-ab-$v/kronblas-0/configure.args")" = "--with-cuda-arch=90 --disable-static --without-nccl" ||
+         r=1
+     done; echo $r) "KB_AB_CONFIGURE's words reach both trees' configure"
+
+tarball new 0.330 fail
+KB_AB_DIR=$tmp/b OUT=$tmp/out3 sh "$script" "$tmp/old.tar.gz" "$tmp/new.tar.gz" 1 --type s > "$tmp.out" 2>&1
+rc=$?
+sed 's/^/# /' "$tmp.out"
+ok $(test $rc -eq 1 && grep -q "new rc [1-9]" "$tmp.out" && grep -q "made-up compile error" "$tmp.out" &&
+     ! test -e "$tmp/out3/ab-old-1.csv"; echo $?) "a tree that does not build: exit 1, its make log's tail, no timing"
 
 sh "$script" x y > "$tmp.out" 2>&1
 rc=$?
