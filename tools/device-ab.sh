@@ -4,8 +4,11 @@
 # kronblas-bench rows run with each, interleaved (old, new, old, new, ...),
 # so that both see the same card, clocks and neighbours.
 #
-#   tools/device-ab.sh OLD.tar.gz NEW.tar.gz ROUNDS BENCH-ARG...
+#   tools/device-ab.sh OLD.tar.gz NEW.tar.gz[,NEW2.tar.gz,...] ROUNDS BENCH-ARG...
 #
+# Several new tarballs (a comma list) are built and timed beside the old
+# one in the same way, as trees new, new2, ...; each row then gives each
+# one's times and change against the old.
 # e.g. tools/device-ab.sh .carry/old.tar.gz .carry/new.tar.gz 2 --backend cuda \
 #        --type s,d --reps 100 --verify --no-ceilings 50_32x8,64x128 10_52x50,65x20
 #
@@ -26,11 +29,11 @@
 # old mean (negative: faster) and the range of the faster baseline's.
 set -u
 if [ $# -lt 4 ]; then
-  echo "usage: $0 OLD.tar.gz NEW.tar.gz ROUNDS BENCH-ARG..." >&2
+  echo "usage: $0 OLD.tar.gz NEW.tar.gz[,NEW2.tar.gz...] ROUNDS BENCH-ARG..." >&2
   exit 2
 fi
 old=$(readlink -f "$1")
-new=$(readlink -f "$2")
+news=$2
 rounds=$3
 shift 3
 out=${OUT:-/tmp/kb-out}
@@ -39,6 +42,21 @@ export PATH=/usr/local/cuda/bin:$PATH
 : "${KRONBLAS_TUNE:=0}"
 export KRONBLAS_TUNE
 dir=${KB_AB_DIR:-/tmp}
+
+# The trees' tags: old, then new, new2, ... for the tarballs of NEW's list.
+tags=old
+i=1
+for _ in $(echo "$news" | tr "," " "); do
+  if [ $i -eq 1 ]; then tags="$tags new"; else tags="$tags new$i"; fi
+  i=$((i + 1))
+done
+tarball() {   # tarball TAG: its tarball
+  case $1 in
+    old) echo "$old" ;;
+    new) readlink -f "$(echo "$news" | cut -d, -f1)" ;;
+    *) readlink -f "$(echo "$news" | cut -d, -f"${1#new}")" ;;
+  esac
+}
 
 build() {   # build TAG TARBALL
   w=$dir/kb-ab-$1
@@ -49,41 +67,50 @@ build() {   # build TAG TARBALL
     make -j8 tools/kronblas-bench > "$out/$1-make.log" 2>&1
 }
 if [ "${KB_AB_REUSE:-0}" = 1 ]; then
-  for v in old new; do
+  for v in $tags; do
     [ -x "$dir"/kb-ab-$v/kronblas-*/tools/kronblas-bench ] || { echo "KB_AB_REUSE=1: no built tree $dir/kb-ab-$v"; exit 1; }
   done
-  echo "build: reusing $dir/kb-ab-old and $dir/kb-ab-new"
+  echo "build: reusing $(for v in $tags; do printf '%s ' "$dir/kb-ab-$v"; done | sed 's/ $//; s/ \([^ ]*\)$/ and \1/')"
 else
   t0=$(date +%s)
-  (build old "$old") & pid=$!
-  (build new "$new"); rn=$?
-  wait $pid; ro=$?
-  echo "build: old rc $ro, new rc $rn, $(( $(date +%s) - t0 )) s"
-  [ $ro -eq 0 ] && [ $rn -eq 0 ] || { tail -n 20 "$out/old-make.log" "$out/new-make.log"; exit 1; }
+  for v in $tags; do
+    (build "$v" "$(tarball "$v")"; echo $? > "$out/$v-build.rc") &
+  done
+  wait
+  msg=build:
+  fail=0
+  for v in $tags; do
+    rc=$(cat "$out/$v-build.rc" 2>/dev/null || echo 1)
+    msg="$msg $v rc $rc,"
+    [ "$rc" -eq 0 ] || fail=1
+  done
+  echo "$msg $(( $(date +%s) - t0 )) s"
+  [ $fail -eq 0 ] || { for v in $tags; do echo "== $out/$v-make.log"; tail -n 20 "$out/$v-make.log"; done; exit 1; }
 fi
 
 r=1
 while [ $r -le "$rounds" ]; do
-  for v in old new; do
+  for v in $tags; do
     (cd "$dir"/kb-ab-$v/kronblas-* && ./tools/kronblas-bench --csv "$out/ab-$v-$r.csv" "$@" > "$out/ab-$v-$r.txt" 2>&1) ||
       echo "round $r, $v: kronblas-bench failed (see ab-$v-$r.txt)"
   done
   r=$((r + 1))
 done
 
-python3 - "$out" "$rounds" <<'PY'
+# shellcheck disable=SC2086 # the tags: words
+python3 - "$out" "$rounds" $tags <<'PY'
 import csv, sys
-out, rounds = sys.argv[1], int(sys.argv[2])
+out, rounds, tags = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
 rows = {}
 for r in range(1, rounds + 1):
-    for v in ("old", "new"):
+    for v in tags:
         try:
             f = open("%s/ab-%s-%d.csv" % (out, v, r))
         except OSError:
             continue
         for row in csv.DictReader(f):
-            d = rows.setdefault((row["shape"], row["type"]), {"old": [], "new": [], "base": [], "verify": set()})
-            d[v].append(row["ms"] or "nan")
+            d = rows.setdefault((row["shape"], row["type"]), {"base": [], "verify": set()})
+            d.setdefault(v, []).append(row["ms"] or "nan")
             b = [float(row[k]) for k in ("baseline_gemm_ms", "baseline_shuffle_ms") if row.get(k)]
             if b:
                 d["base"].append(min(b))
@@ -93,8 +120,11 @@ def mean(v):
     return sum(v) / len(v) if v else float("nan")
 for (shape, t), d in rows.items():
     base = "faster baseline %.4f-%.4f" % (min(d["base"]), max(d["base"])) if d["base"] else ""
-    o, n = mean(d["old"]), mean(d["new"])
-    change = "%+.1f%%" % ((n / o - 1) * 100) if o > 0 and n == n else "-"
-    print("%-24s %s old %s new %s %s %s %s" % (shape, t, "/".join(d["old"]), "/".join(d["new"]), change, base,
-                                                ",".join(sorted(d["verify"]))))
+    o = mean(d.get("old", []))
+    line = "%-24s %s old %s" % (shape, t, "/".join(d.get("old", [])))
+    for v in tags[1:]:
+        n = mean(d.get(v, []))
+        change = "%+.1f%%" % ((n / o - 1) * 100) if o > 0 and n == n else "-"
+        line += " %s %s %s" % (v, "/".join(d.get(v, [])), change)
+    print("%s %s %s" % (line, base, ",".join(sorted(d["verify"]))))
 PY

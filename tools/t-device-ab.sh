@@ -14,7 +14,7 @@ trap 'rm -rf "$tmp" "$tmp".*' EXIT
 
 tap_need python3
 
-echo "1..10"
+echo "1..12"
 
 # tree V MS: a made-up built tree whose bench writes one row of MS ms (and
 # "nan" for a second shape) and records its arguments
@@ -95,6 +95,22 @@ rc=$?
 sed 's/^/# /' "$tmp.out"
 ok $(test $rc -eq 1 && grep -q "new rc [1-9]" "$tmp.out" && grep -q "made-up compile error" "$tmp.out" &&
      ! test -e "$tmp/out3/ab-old-1.csv"; echo $?) "a tree that does not build: exit 1, its make log's tail, no timing"
+
+# Several new tarballs: a third tree, new2, built, timed and summarised
+tarball new 0.330
+tarball new2 0.150
+KB_AB_DIR=$tmp/c OUT=$tmp/out4 sh "$script" "$tmp/old.tar.gz" "$tmp/new.tar.gz,$tmp/new2.tar.gz" 2 --type s \
+  > "$tmp.out" 2>&1
+rc=$?
+sed 's/^/# /' "$tmp.out"
+ok $(test $rc -eq 0 && grep -q "^build: old rc 0, new rc 0, new2 rc 0, " "$tmp.out" &&
+     grep -Eq '^A_8x8\^5 +s old 0\.300/0\.300 new 0\.330/0\.330 \+10\.0% new2 0\.150/0\.150 -50\.0% +-$' "$tmp.out"
+     echo $?) "NEW,NEW2: three trees built, each new one's times and change against the old"
+KB_AB_DIR=$tmp/c KB_AB_REUSE=1 OUT=$tmp/out5 sh "$script" x "y,z" 1 --type s > "$tmp.out" 2>&1
+rc=$?
+sed 's/^/# /' "$tmp.out"
+ok $(test $rc -eq 0 && grep -q "^build: reusing $tmp/c/kb-ab-old $tmp/c/kb-ab-new and $tmp/c/kb-ab-new2$" "$tmp.out" &&
+     test -e "$tmp/out5/ab-new2-1.csv"; echo $?) "KB_AB_REUSE=1 with two new tarballs reuses the three trees"
 
 sh "$script" x y > "$tmp.out" 2>&1
 rc=$?
