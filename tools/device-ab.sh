@@ -6,27 +6,30 @@
 #
 #   tools/device-ab.sh OLD.tar.gz NEW.tar.gz[,NEW2.tar.gz,...] ROUNDS BENCH-ARG...
 #
-# Several new tarballs (a comma list) are built and timed beside the old
-# one in the same way, as trees new, new2, ...; each row then gives each
-# one's times and change against the old.
 # e.g. tools/device-ab.sh .carry/old.tar.gz .carry/new.tar.gz 2 --backend cuda \
 #        --type s,d --reps 100 --verify --no-ceilings 50_32x8,64x128 10_52x50,65x20
 #
-# The bench runs with KRONBLAS_TUNE=0 (model plans) unless the caller's
-# environment sets it.  The trees stay built in $KB_AB_DIR/kb-ab-old and
-# $KB_AB_DIR/kb-ab-new (KB_AB_DIR default /tmp) for later steps of the
-# same call, or of a later call on the same (still warm) machine:
-# KB_AB_REUSE=1 skips unpacking and building and times the trees already
-# there (tools/t-device-ab.sh runs it so on made-up trees).  Logs and the CSVs
-# (ab-old-R.csv, ab-new-R.csv) go to $OUT (or /tmp/kb-out).  Only the
-# library and the bench are built.  KB_AB_CONFIGURE adds arguments to both
-# trees' ./configure: "--disable-static" spares libtool's second, non-PIC
-# compile of each file (on the 2-core development machine: 84 s against
-# 159), but the programs linked statically (tools/jit-time, t-cuda-gemm,
-# t-cuda-geom) cannot be built then, so not where the call runs `make
-# check` in a tree afterwards.  The last lines printed are one row per shape and type: the
-# old and new times (ms) of every round, the new mean's change against the
-# old mean (negative: faster) and the range of the faster baseline's.
+# Several new tarballs (a comma list) are built and timed beside the old
+# one in the same way, as trees new, new2, ...  The bench runs with
+# KRONBLAS_TUNE=0 (model plans) unless the caller's environment sets it.
+# The trees stay built in $KB_AB_DIR/kb-ab-old, $KB_AB_DIR/kb-ab-new, ...
+# (KB_AB_DIR default /tmp) for later steps of the same call, or of a later
+# call on the same (still warm) machine: KB_AB_REUSE=1 skips unpacking and
+# building and times the trees already there (tools/t-device-ab.sh runs it
+# so on made-up trees).  Logs and the CSVs (ab-old-R.csv, ab-new-R.csv,
+# ...) go to $OUT (or /tmp/kb-out).
+#
+# Only the library and the bench are built.  KB_AB_CONFIGURE adds
+# arguments to every tree's ./configure: "--disable-static" spares
+# libtool's second, non-PIC compile of each file (on the 2-core
+# development machine: 84 s against 159), but the programs linked
+# statically (tools/jit-time, t-cuda-gemm, t-cuda-geom) cannot be built
+# then, so not where the call runs `make check` in a tree afterwards.
+#
+# The last lines printed are one row per shape and type: the old times
+# (ms) of every round, then each new tree's and its mean's change against
+# the old mean (negative: faster), the range of the faster baseline's,
+# and the verify results.
 set -u
 if [ $# -lt 4 ]; then
   echo "usage: $0 OLD.tar.gz NEW.tar.gz[,NEW2.tar.gz...] ROUNDS BENCH-ARG..." >&2
