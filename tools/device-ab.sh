@@ -29,7 +29,8 @@
 # The last lines printed are one row per shape and type: the old times
 # (ms) of every round, then each new tree's and its mean's change against
 # the old mean (negative: faster), the range of the faster baseline's,
-# and the verify results.
+# and the verify results.  Exit status: 0, or 1 where a tree did not
+# build or a bench failed in some round, 2 on bad arguments.
 set -u
 if [ $# -lt 4 ]; then
   echo "usage: $0 OLD.tar.gz NEW.tar.gz[,NEW2.tar.gz...] ROUNDS BENCH-ARG..." >&2
@@ -92,10 +93,13 @@ else
 fi
 
 r=1
+benchfail=0
 while [ $r -le "$rounds" ]; do
   for v in $tags; do
-    (cd "$dir"/kb-ab-$v/kronblas-* && ./tools/kronblas-bench --csv "$out/ab-$v-$r.csv" "$@" > "$out/ab-$v-$r.txt" 2>&1) ||
+    if ! (cd "$dir"/kb-ab-$v/kronblas-* && ./tools/kronblas-bench --csv "$out/ab-$v-$r.csv" "$@" > "$out/ab-$v-$r.txt" 2>&1); then
       echo "round $r, $v: kronblas-bench failed (see ab-$v-$r.txt)"
+      benchfail=1
+    fi
   done
   r=$((r + 1))
 done
@@ -131,3 +135,6 @@ for (shape, t), d in rows.items():
         line += " %s %s %s" % (v, "/".join(d.get(v, [])), change)
     print("%s %s %s" % (line, base, ",".join(sorted(d["verify"]))))
 PY
+# A bench that failed (a verification, a baseline that disagreed, kronblas
+# itself) fails the call too, after the rows that did run are shown.
+exit $benchfail

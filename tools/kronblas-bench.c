@@ -514,7 +514,7 @@ static void kb_bench_cpu_row(kronblasHandle_t h, const kb_bench_prob_t *pb, cons
   kb_bench_floor(pb, gemm_rate, copy_bw, r);
   /* The timed calls added into Y where beta != 0: the baselines are
    * checked against one call from Y = 0. */
-  if (pb->beta != 0.0 && o->baselines) {
+  if (pb->beta != 0.0 && baselines) {
     kb_bench_y_start(pb, Y);
     st = kb_bench_call(h, pb, X, (const void *const *)F, Y);
     if (st != KRONBLAS_STATUS_SUCCESS) {

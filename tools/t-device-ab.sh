@@ -14,7 +14,7 @@ trap 'rm -rf "$tmp" "$tmp".*' EXIT
 
 tap_need python3
 
-echo "1..12"
+echo "1..13"
 
 # tree V MS: a made-up built tree whose bench writes one row of MS ms (and
 # "nan" for a second shape) and records its arguments
@@ -111,6 +111,18 @@ rc=$?
 sed 's/^/# /' "$tmp.out"
 ok $(test $rc -eq 0 && grep -q "^build: reusing $tmp/c/kb-ab-old $tmp/c/kb-ab-new and $tmp/c/kb-ab-new2$" "$tmp.out" &&
      test -e "$tmp/out5/ab-new2-1.csv"; echo $?) "KB_AB_REUSE=1 with two new tarballs reuses the three trees"
+
+# A bench that fails (exit 1: a verification, say) in a round: the rows
+# are still shown, and the call fails
+mkdir -p "$tmp/d/kb-ab-old/kronblas-0/tools" "$tmp/d/kb-ab-new/kronblas-0/tools"
+cp "$tmp/kb-ab-old/kronblas-0/tools/kronblas-bench" "$tmp/d/kb-ab-old/kronblas-0/tools/"
+printf '#!/bin/sh\nprintf "shape,type,ms\\nA_8x8^5,s,0.5\\n" > "$2"\nexit 1\n' > "$tmp/d/kb-ab-new/kronblas-0/tools/kronblas-bench"
+chmod +x "$tmp/d/kb-ab-new/kronblas-0/tools/kronblas-bench"
+KB_AB_DIR=$tmp/d KB_AB_REUSE=1 OUT=$tmp/out6 sh "$script" x y 1 --type s > "$tmp.out" 2>&1
+rc=$?
+sed 's/^/# /' "$tmp.out"
+ok $(test $rc -eq 1 && grep -q "^round 1, new: kronblas-bench failed" "$tmp.out" &&
+     grep -Eq '^A_8x8\^5 +s old 0\.200 new 0\.5 ' "$tmp.out"; echo $?) "a bench that fails: said, its rows shown, exit 1"
 
 sh "$script" x y > "$tmp.out" 2>&1
 rc=$?
