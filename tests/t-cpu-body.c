@@ -853,9 +853,12 @@ int main(void)
        * factors, 128-448) a few tiles wide; the slowest has few outputs
        * (the oracle's cost is K*L), but more than one micro-tile's rows
        * in every other problem (then the tile is copied, else read in
-       * place) */
+       * place).  The fastest factor's q is two vectors in six problems of
+       * eight, fixed rather than drawn: the model takes wide tiles for
+       * those and not for one vector, and a coin per problem left all
+       * eight one vector for about 1 seed in 256 (a red CI). */
       P.p[2] = kb_rng_range(&r, 20, 28);
-      P.q[2] = kt->vl * kb_rng_range(&r, 1, 2);
+      P.q[2] = kt->vl * (c % 4 == 3 ? 1 : 2);
       P.p[1] = kb_rng_range(&r, 16, 18);
       P.q[1] = kb_rng_range(&r, 8, 14);
       P.p[0] = kb_rng_range(&r, 16, 18);
