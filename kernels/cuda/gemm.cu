@@ -819,9 +819,6 @@ __device__ __forceinline__ void kb_gemm_issue_halves(const kb_gemm_args &a, floa
   }
 }
 
-// Asks L2 for the line holding p: no register, no wait.
-__device__ __forceinline__ void kb_gemm_prefetch_l2(const void *p) { asm volatile("prefetch.global.L2 [%0];" ::"l"(p)); }
-
 // The old values of two outputs of neighbouring slabs, y[0] and y[1], one
 // 8-byte load where y is aligned to 8 bytes.
 __device__ __forceinline__ float2 kb_gemm_old2(const kb_gemm_args &a, const float *y, bool al)
@@ -869,7 +866,7 @@ __device__ __forceinline__ void kb_gemm_halves_out(const kb_gemm_args &a, int64_
       for (int k = 0; k < NK; k++)
 #pragma unroll
         for (int j = 0; j < 4; j++)
-          kb_gemm_prefetch_l2(y + pos(k, j));
+          kb_prefetch_l2(y + pos(k, j));
     }
     return;
   }

@@ -453,7 +453,7 @@ kb_fast_kernel(const kb_fast_args<T> a)
         for (int i0 = 0; i0 < RK; i0 += V) {
           const unsigned ee = eb + (unsigned)(j * NS + i0);
           const int64_t gi = (int64_t)(ee / RL) * kdiv + slab * RL + ee % RL;
-          asm volatile("prefetch.global.L2 [%0];" ::"l"(orow + gi * a.out_is));
+          kb_prefetch_l2(orow + gi * a.out_is);
         }
     }
   };
